@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ktv",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "ktv", targets: ["ktv"]),
+        .library(name: "KTVCore", targets: ["KTVCore"]),
+        .library(name: "KTVLyrics", targets: ["KTVLyrics"]),
+        .library(name: "KTVAudio", targets: ["KTVAudio"]),
+        .library(name: "KTVPitch", targets: ["KTVPitch"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries, found with pkg-config; `make setup` installs the Debian packages.
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f",
+                       providers: [.apt(["libfftw3-dev"]), .brew(["fftw"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+
+        .target(name: "KTVCore"),
+        .target(name: "KTVLyrics", dependencies: ["KTVCore", "CZlib"]),
+        .target(name: "KTVAudio", dependencies: ["KTVCore", "CSndFile"]),
+        .target(name: "KTVPitch", dependencies: ["KTVCore", "CFFTW"]),
+
+        .executableTarget(
+            name: "ktv",
+            dependencies: [
+                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics"]),
+
+        .testTarget(name: "KTVCoreTests", dependencies: ["KTVCore"]),
+        .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),
+        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore"]),
+    ]
+)

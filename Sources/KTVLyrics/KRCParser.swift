@@ -1,0 +1,194 @@
+import Foundation
+import KTVCore
+
+/// Kugou KRC plaintext: `[key:value]` tags and rows `[lineStartMs,lineDurMs]<offsetMs,durMs,x>text…`
+/// where unit offsets are relative to the line start. `[language:]` carries base64 JSON with
+/// per-line translation (type 1) and per-unit romanization (type 0). FORMATS.md §1.2-1.5.
+struct KRCParser {
+    var options: LyricsParseOptions
+
+    func parse(_ text: [UInt8], format: LyricFormat, into diags: inout [Diagnostic]) -> Lyrics {
+        var tags: [LyricTag] = []
+        var lines: [LyricLine] = []
+        var languageLine: Int?
+        var offsetLine: Int?
+        for row in Scan.lines(text) {
+            let b = Scan.trimLeading(row.bytes)
+            if b.isEmpty || Scan.isBlank(b) { continue }
+            guard b.first == ASCII.lbracket else {
+                diags.append(.error("unparsable-line", line: row.number,
+                                    "expected a tag `[key:value]` or a row `[startMs,durMs]<offsetMs,durMs,0>text`, found `\(Scan.preview(b))`"))
+                continue
+            }
+            switch parseRow(b, number: row.number, into: &diags) {
+            case let .line(line): lines.append(line); continue
+            case .invalid: continue
+            case .notARow: break
+            }
+            switch TagRow.parse(b) {
+            case let .tag(tag):
+                if tag.key.lowercased() == "language" { languageLine = row.number }
+                if tag.key.lowercased() == "offset" { offsetLine = row.number }
+                tags.append(tag)
+            case let .unterminated(tag):
+                diags.append(.error("unterminated-tag", line: row.number,
+                                    "tag `[\(tag.key):` has no closing `]`; end it with `]` on the same line"))
+                tags.append(tag)
+            case .notATag:
+                diags.append(.error("unparsable-line", line: row.number,
+                                    "not a KRC row: expected `[startMs,durMs]` followed by units `<offsetMs,durMs,0>text`, found `\(Scan.preview(b))`"))
+            }
+        }
+        var lyrics = Lyrics(format: format, tags: tags, lines: lines)
+        if let value = lyrics.tag("language") {
+            KRCLanguage.apply(value, line: languageLine, to: &lyrics.lines, into: &diags)
+        }
+        Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: offsetLine, into: &diags)
+        return lyrics
+    }
+
+    enum RowResult { case line(LyricLine), invalid, notARow }
+
+    /// Parses `[start,dur]<o,d,x>text…`; `.notARow` when the row does not start with `[digits,`.
+    private func parseRow(_ b: ArraySlice<UInt8>, number: Int, into diags: inout [Diagnostic]) -> RowResult {
+        var i = b.startIndex + 1
+        guard let (start, e1) = Scan.uint(b, i), e1 < b.endIndex, b[e1] == ASCII.comma else { return .notARow }
+        i = e1 + 1
+        guard let (dur, e2) = Scan.uint(b, i), e2 < b.endIndex, b[e2] == ASCII.rbracket else {
+            diags.append(.error("unparsable-line", line: number,
+                                "row header must be `[startMs,durMs]` with whole milliseconds, found `\(Scan.preview(b))`"))
+            return .invalid
+        }
+        i = e2 + 1
+        var words: [LyricWord] = []
+        if i < b.endIndex, Self.unitHeader(b, i) == nil {
+            // Text before the first unit has no time of its own.
+            let next = Self.nextUnit(b, from: i)
+            let lead = b[i..<(next ?? b.endIndex)]
+            if next == nil {
+                diags.append(.error("unparsable-line", line: number,
+                                    "row has text but no `<offsetMs,durMs,0>` units: `\(Scan.preview(lead))`; give every word a unit"))
+                return .line(LyricLine(startMs: start, durationMs: dur, text: Scan.string(lead), sourceLine: number))
+            }
+            diags.append(.error("unparsable-line", line: number,
+                                "text `\(Scan.preview(lead))` before the first `<offsetMs,durMs,0>` unit has no timing; put it inside a unit"))
+            i = next!
+        }
+        var text = ""
+        while i < b.endIndex {
+            guard let (o, d, x, afterHeader) = Self.unitHeader(b, i) else { break }
+            let next = Self.nextUnit(b, from: afterHeader) ?? b.endIndex
+            let wordText = Scan.string(b[afterHeader..<next])
+            if x != 0 {
+                diags.append(.warning("krc-nonzero-field", line: number,
+                                      "unit `<\(o),\(d),\(x)>` has third field \(x); every known KRC writes 0 and its meaning is undocumented (kept as is)"))
+            }
+            words.append(LyricWord(startMs: start + o, durationMs: d, text: wordText, krcField: x))
+            text += wordText
+            i = next
+        }
+        return .line(LyricLine(startMs: start, durationMs: dur, text: text, words: words, sourceLine: number))
+    }
+
+    /// `<digits,digits,digits>` at `i`: (offset, duration, x, index after `>`).
+    @inline(__always)
+    static func unitHeader(_ b: ArraySlice<UInt8>, _ i: Int) -> (Int, Int, Int, Int)? {
+        guard i < b.endIndex, b[i] == ASCII.langle,
+              let (o, e1) = Scan.uint(b, i + 1), e1 < b.endIndex, b[e1] == ASCII.comma,
+              let (d, e2) = Scan.uint(b, e1 + 1), e2 < b.endIndex, b[e2] == ASCII.comma,
+              let (x, e3) = Scan.uint(b, e2 + 1), e3 < b.endIndex, b[e3] == ASCII.rangle
+        else { return nil }
+        return (o, d, x, e3 + 1)
+    }
+
+    /// The index of the next unit header at or after `from`; text may itself contain `<`.
+    @inline(__always)
+    static func nextUnit(_ b: ArraySlice<UInt8>, from: Int) -> Int? {
+        var j = from
+        while j < b.endIndex {
+            if b[j] == ASCII.langle, unitHeader(b, j) != nil { return j }
+            j += 1
+        }
+        return nil
+    }
+}
+
+/// The `[language:]` payload: base64 of `{"content":[{"language":0,"type":0|1,"lyricContent":[[…]]}],"version":1}`.
+enum KRCLanguage {
+    static func apply(_ base64: String, line: Int?, to lines: inout [LyricLine], into diags: inout [Diagnostic]) {
+        let trimmed = base64.trimmingSpaces
+        if trimmed.isEmpty { return }
+        guard let data = Data(base64Encoded: trimmed, options: [.ignoreUnknownCharacters]) else {
+            diags.append(.warning("invalid-language-tag", line: line,
+                                  "`[language:]` is not valid base64; translation and romanization are ignored"))
+            return
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let content = root["content"] as? [[String: Any]] else {
+            diags.append(.warning("invalid-language-tag", line: line,
+                                  "`[language:]` does not decode to JSON with a `content` list; translation and romanization are ignored"))
+            return
+        }
+        for block in content {
+            let type = (block["type"] as? NSNumber)?.intValue
+            guard let rows = block["lyricContent"] as? [[Any]] else {
+                diags.append(.warning("invalid-language-tag", line: line,
+                                      "a `[language:]` block has no `lyricContent` list of lists; it is ignored"))
+                continue
+            }
+            let strings = rows.map { $0.map { ($0 as? String) ?? "" } }
+            switch type {
+            case 1:
+                if strings.count != lines.count {
+                    diags.append(.warning("translation-count-mismatch", line: line,
+                                          "`[language:]` has \(strings.count) translation rows for \(lines.count) lyric rows; translations were matched by row index"))
+                }
+                for (k, row) in strings.enumerated() where k < lines.count {
+                    let t = row.joined(separator: " ")
+                    lines[k].translation = Self.isPlaceholder(t) ? nil : t
+                }
+            case 0:
+                if strings.count != lines.count {
+                    diags.append(.warning("romanization-count-mismatch", line: line,
+                                          "`[language:]` has \(strings.count) romanization rows for \(lines.count) lyric rows; rows were matched by index"))
+                }
+                for (k, row) in strings.enumerated() where k < lines.count {
+                    if row.count != lines[k].words.count, !(row.allSatisfy(\.isEmpty)) {
+                        diags.append(.warning("romanization-count-mismatch", line: lines[k].sourceLine,
+                                              "romanization has \(row.count) entries for \(lines[k].words.count) units; entries were matched by position"))
+                    }
+                    for (w, r) in row.enumerated() where w < lines[k].words.count {
+                        lines[k].words[w].romanization = r.isEmpty ? nil : r
+                    }
+                }
+            default:
+                diags.append(.info("unknown-language-block", line: line,
+                                   "`[language:]` block of type \(type.map(String.init) ?? "none") is not translation (1) or romanization (0); kept in the tag only"))
+            }
+        }
+    }
+
+    static func isPlaceholder(_ s: String) -> Bool {
+        let t = s.trimmingSpaces
+        return t.isEmpty || t == "//"
+    }
+
+    /// Builds the base64 payload for a model that has translations or romanizations; nil otherwise.
+    static func encode(_ lines: [LyricLine]) -> String? {
+        let hasTranslation = lines.contains { $0.translation != nil }
+        let hasRoman = lines.contains { $0.words.contains { $0.romanization != nil } }
+        guard hasTranslation || hasRoman else { return nil }
+        var content: [[String: Any]] = []
+        if hasRoman {
+            content.append(["language": 0, "type": 0,
+                            "lyricContent": lines.map { $0.words.map { $0.romanization ?? "" } }])
+        }
+        if hasTranslation {
+            content.append(["language": 0, "type": 1,
+                            "lyricContent": lines.map { [$0.translation ?? ""] }])
+        }
+        let root: [String: Any] = ["content": content, "version": 1]
+        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else { return nil }
+        return data.base64EncodedString()
+    }
+}

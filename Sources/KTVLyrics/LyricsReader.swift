@@ -1,0 +1,198 @@
+import KTVCore
+
+/// Options for reading lyric files.
+public struct LyricsParseOptions: Sendable {
+    /// How `[offset:N]` is applied (default: `effective = stamp − N`).
+    public var offsetSign: OffsetSign
+    /// Skip detection and read as this format.
+    public var format: LyricFormat?
+
+    public init(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil) {
+        self.offsetSign = offsetSign
+        self.format = format
+    }
+}
+
+/// A file read into the model, with everything noticed on the way.
+public struct ParsedLyrics: Sendable {
+    public var lyrics: Lyrics
+    /// Findings from parsing, in line order (validation adds its own).
+    public var diagnostics: [Diagnostic]
+    /// The text encoding found (nil for binary pitch files).
+    public var encoding: TextEncoding?
+}
+
+/// Reads any supported lyric or pitch file: detects the format from the bytes (the file name's
+/// extension only breaks ties), decodes the text, decrypts KRC, and parses.
+public enum LyricsReader {
+    static let qrcLocalMagic: [UInt8] = [0x98, 0x25, 0xB0, 0xAC, 0xE3, 0x02, 0x83, 0x68, 0xE8, 0xFC, 0x6C]
+
+    public static func read(_ bytes: [UInt8], fileName: String? = nil,
+                            options: LyricsParseOptions = .init()) throws(LyricsError) -> ParsedLyrics {
+        var diags: [Diagnostic] = []
+        let ext = fileName.map(Self.extensionOf) ?? ""
+        if bytes.isEmpty {
+            throw .unrecognizedFormat(detail: "the file is empty")
+        }
+        if options.format == .krc || (options.format == nil && KRCContainer.isEncrypted(bytes)) {
+            let plain = try KRCContainer.decrypt(bytes)
+            var parsed = try readText(plain, ext: ext, forced: .krcText, options: options, diags: &diags)
+            parsed.lyrics.format = .krc
+            return parsed
+        }
+        if options.format == .agoraPitchBinary || (options.format == nil && PitchFileParser.isBinaryV1(bytes)) {
+            return ParsedLyrics(lyrics: try PitchFileParser.parseBinary(bytes), diagnostics: [], encoding: nil)
+        }
+        if options.format == nil, bytes.count >= qrcLocalMagic.count, Array(bytes[0..<qrcLocalMagic.count]) == qrcLocalMagic {
+            throw .unsupported(detail: "this is an encrypted QQ Music local-cache QRC (QMC1 + 3DES); ktv reads decrypted QRC only. Decrypt it first, then pass the XML or the QRC text")
+        }
+        return try readText(bytes, ext: ext, forced: options.format, options: options, diags: &diags)
+    }
+
+    private static func readText(_ bytes: [UInt8], ext: String, forced: LyricFormat?, options: LyricsParseOptions,
+                                 diags: inout [Diagnostic]) throws(LyricsError) -> ParsedLyrics {
+        let decoded: DecodedText
+        do { decoded = try TextDecoder.decode(bytes) } catch {
+            switch error {
+            case let .undecodable(offset, detail): throw .undecodable(byteOffset: offset, detail: detail)
+            }
+        }
+        if decoded.encoding == .gb18030 {
+            let bad = TextDecoder.firstInvalidUTF8(bytes) ?? 0
+            diags.append(Diagnostic(rule: "non-utf8", severity: .warning, byteOffset: bad,
+                                    message: "the file is not UTF-8 (first non-UTF-8 byte at offset \(bad)); it was read as GB18030. Re-save it as UTF-8"))
+        }
+        let text = decoded.utf8
+        let format: LyricFormat
+        if let forced { format = forced } else { format = try detect(text, ext: ext) }
+        let lyrics: Lyrics
+        switch format {
+        case .krc, .krcText:
+            lyrics = KRCParser(options: options).parse(text, format: .krcText, into: &diags)
+        case .lrc, .enhancedLRC:
+            lyrics = LRCParser(options: options).parse(text, into: &diags)
+        case .yrc:
+            lyrics = YRCParser(options: options).parse(text, into: &diags)
+        case .qrc:
+            lyrics = QRCParser(options: options).parse(text, format: .qrc, into: &diags)
+        case .qrcXML:
+            lyrics = try QRCWrapper.parse(text, options: options, into: &diags)
+        case .miguXML:
+            lyrics = try MiguXMLParser().parse(text, into: &diags)
+        case .agoraPitchJSON:
+            lyrics = try PitchFileParser.parseJSON(text)
+        case .agoraPitchBinary:
+            lyrics = try PitchFileParser.parseBinary(bytes)
+        case .json:
+            lyrics = try JSONModel.parse(text)
+        }
+        diags.sort { ($0.line ?? 0) < ($1.line ?? 0) }
+        return ParsedLyrics(lyrics: lyrics, diagnostics: diags, encoding: decoded.encoding)
+    }
+
+    static func extensionOf(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), !name[dot...].contains("/") else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    /// Decides the format from the text; the extension only breaks ties (a file of tags alone).
+    static func detect(_ text: [UInt8], ext: String) throws(LyricsError) -> LyricFormat {
+        let head = Scan.trimLeading(text[...])
+        let firstByte = head.first { !($0 == ASCII.lf || $0 == ASCII.cr || ASCII.isSpace($0)) }
+        guard let firstByte else { throw .unrecognizedFormat(detail: "the file has no text (only spaces and line breaks)") }
+        let sample = String(decoding: text.prefix(4096), as: UTF8.self)
+        if firstByte == ASCII.langle {
+            if sample.contains("<QrcInfos") || sample.contains("LyricContent=") { return .qrcXML }
+            return .miguXML
+        }
+        if firstByte == ASCII.lbrace {
+            if sample.contains("\"pitchDatas\"") { return .agoraPitchJSON }
+            if sample.contains("\"lines\"") && sample.contains("\"format\"") { return .json }
+        }
+        var sawTag = false
+        for row in Scan.lines(text).prefix(400) {
+            let b = Scan.trimLeading(row.bytes)
+            guard let f = b.first else { continue }
+            if f == ASCII.lbrace, ext != "json" { return .yrc }
+            guard f == ASCII.lbracket else { continue }
+            if let (_, e1) = Scan.uint(b, b.startIndex + 1), e1 < b.endIndex {
+                if b[e1] == ASCII.colon { return .lrc }
+                if b[e1] == ASCII.comma, let (_, e2) = Scan.uint(b, e1 + 1), e2 < b.endIndex, b[e2] == ASCII.rbracket {
+                    let rest = e2 + 1
+                    if KRCParser.unitHeader(b, rest) != nil { return .krcText }
+                    if YRCParser.unit(b, rest) != nil { return .yrc }
+                    if QRCParser.nextTiming(b, from: rest) != nil { return .qrc }
+                    if KRCParser.nextUnit(b, from: rest) != nil { return .krcText }
+                }
+            } else if b.count > 1, b[b.startIndex + 1] == ASCII.minus, LRCParser.stamp(b, b.startIndex, close: ASCII.rbracket) != nil {
+                return .lrc
+            } else if case .notATag = TagRow.parse(b) {
+                continue
+            } else {
+                sawTag = true
+            }
+        }
+        if sawTag {
+            switch ext {
+            case "krc": return .krcText
+            case "yrc": return .yrc
+            case "qrc": return .qrc
+            default: return .lrc
+            }
+        }
+        let nonBlank = Scan.lines(text).filter { !Scan.isBlank($0.bytes) }.prefix(20)
+        if !nonBlank.isEmpty, nonBlank.allSatisfy({ Double(Scan.string(Scan.trim($0.bytes))) != nil }) {
+            throw .unrecognizedFormat(detail: "every line is a single number: this looks like a pitch track (one value per frame), not lyrics")
+        }
+        let first = nonBlank.first
+        throw .unrecognizedFormat(detail: "no KRC, LRC, YRC, QRC or XML lyric rows found (line \(first?.number ?? 1) reads `\(first.map { Scan.preview($0.bytes) } ?? "")`)")
+    }
+}
+
+/// The decrypted QRC document: `<QrcInfos>…<Lyric_1 LyricType="1" LyricContent="…"/>`. The body is
+/// taken from the raw attribute (an XML parser would turn its line breaks into spaces).
+enum QRCWrapper {
+    static func parse(_ text: [UInt8], options: LyricsParseOptions, into diags: inout [Diagnostic]) throws(LyricsError) -> Lyrics {
+        let key = Array("LyricContent=\"".utf8)
+        guard let start = find(key, in: text, from: 0) else {
+            throw .malformed(line: nil, detail: "QRC XML has no `LyricContent=\"…\"` attribute holding the lyric")
+        }
+        let bodyStart = start + key.count
+        var end: Int?
+        var j = bodyStart
+        while j < text.count {
+            if text[j] == 0x22 {
+                var k = j + 1
+                while k < text.count, ASCII.isSpace(text[k]) || text[k] == ASCII.lf || text[k] == ASCII.cr { k += 1 }
+                if k + 1 < text.count, text[k] == 0x2F, text[k + 1] == ASCII.rangle { end = j; break }
+            }
+            j += 1
+        }
+        let lineBase = text[0..<bodyStart].reduce(0) { $0 + ($1 == ASCII.lf ? 1 : 0) }
+        guard let end else {
+            throw .malformed(line: lineBase + 1, detail: "the `LyricContent` attribute is never closed with `\"/>`")
+        }
+        let body: [UInt8]
+        do { body = Array(try MiniXML.unescape(text[bodyStart..<end], line: lineBase + 1).utf8) } catch {
+            throw .malformed(line: error.line, detail: "in `LyricContent`: \(error.message)")
+        }
+        // Translation companions (`…ts.qrc`) carry plain LRC inside the same wrapper.
+        let inner = (try? LyricsReader.detect(body, ext: "qrc")) ?? .qrc
+        if inner == .lrc {
+            var lyrics = LRCParser(options: options).parse(body, into: &diags)
+            lyrics.lines = lyrics.lines.map { var l = $0; l.sourceLine = l.sourceLine.map { $0 + lineBase }; return l }
+            return lyrics
+        }
+        return QRCParser(options: options, lineBase: lineBase).parse(body, format: .qrcXML, into: &diags)
+    }
+
+    private static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
+        guard hay.count >= needle.count else { return nil }
+        var i = from
+        while i + needle.count <= hay.count {
+            if hay[i] == needle[0], Array(hay[i..<(i + needle.count)]) == needle { return i }
+            i += 1
+        }
+        return nil
+    }
+}

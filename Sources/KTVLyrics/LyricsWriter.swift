@@ -1,0 +1,218 @@
+import KTVCore
+
+/// Formats ktv writes (every readable lyric format but QRC and the pitch files).
+public enum LyricsOutputFormat: String, Sendable, CaseIterable {
+    case krc
+    case krcText = "krc-text"
+    case lrc
+    case elrc
+    case yrc
+    case json
+    case srt
+}
+
+public struct LyricsWriteOptions: Sendable {
+    /// Digits after the seconds' point in LRC stamps: 3 (milliseconds, exact) or 2 (centiseconds,
+    /// rounded with carry, the classic form).
+    public var lrcFractionDigits: Int
+
+    public init(lrcFractionDigits: Int = 3) {
+        self.lrcFractionDigits = lrcFractionDigits
+    }
+}
+
+/// The bytes of a written file, with notes on anything the target format could not carry.
+public struct WrittenLyrics: Sendable {
+    public var bytes: [UInt8]
+    public var notes: [Diagnostic]
+}
+
+/// Writes the model. Written times are absolute: an `[offset:]` read from the source was applied
+/// while parsing, so it is not written again.
+public enum LyricsWriter {
+    public static func write(_ lyrics: Lyrics, as format: LyricsOutputFormat,
+                             options: LyricsWriteOptions = .init()) throws(LyricsError) -> WrittenLyrics {
+        var notes: [Diagnostic] = []
+        if lyrics.appliedShiftMs != 0 {
+            notes.append(.info("offset-applied", "the source's `[offset:]` was applied (times moved by \(lyrics.appliedShiftMs) ms); the output has absolute times and no offset tag"))
+        }
+        if lyrics.lines.isEmpty, lyrics.referencePitch != nil, format != .json {
+            throw .cannotWrite(format: LyricFormat(rawValue: format.rawValue) ?? .json,
+                               detail: "this is a pitch file with no lyric lines; convert it to json")
+        }
+        let text: String
+        switch format {
+        case .krc:
+            let plain = try krcText(lyrics, notes: &notes)
+            return WrittenLyrics(bytes: try KRCContainer.encrypt(plain), notes: notes)
+        case .krcText:
+            return WrittenLyrics(bytes: try krcText(lyrics, notes: &notes), notes: notes)
+        case .lrc:
+            text = lrc(lyrics, words: false, options: options, notes: &notes)
+        case .elrc:
+            text = lrc(lyrics, words: true, options: options, notes: &notes)
+        case .yrc:
+            text = try yrc(lyrics, notes: &notes)
+        case .json:
+            text = JSONModel.value(lyrics).serialized()
+        case .srt:
+            text = srt(lyrics)
+        }
+        return WrittenLyrics(bytes: Array(text.utf8), notes: notes)
+    }
+
+    /// Tags worth writing back: `offset` is already applied and `language` is rebuilt from the model.
+    private static func headerTags(_ lyrics: Lyrics) -> [LyricTag] {
+        lyrics.tags.filter { let k = $0.key.lowercased(); return k != "offset" && k != "language" }
+    }
+
+    private static func checkText(_ s: String, format: LyricFormat, at ms: Int) throws(LyricsError) {
+        if s.contains("\n") || s.contains("\r") {
+            throw .cannotWrite(format: format, detail: "text at \(TimeText.ms(ms)) contains a line break, which \(format.rawValue) cannot hold")
+        }
+    }
+
+    // MARK: KRC
+
+    static func krcText(_ lyrics: Lyrics, notes: inout [Diagnostic]) throws(LyricsError) -> [UInt8] {
+        var out = "\u{FEFF}"
+        for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\r\n" }
+        if let lang = KRCLanguage.encode(lyrics.lines) { out += "[language:\(lang)]\r\n" }
+        var synthesized = 0
+        for line in lyrics.lines {
+            guard line.startMs >= 0, line.durationMs >= 0 else {
+                throw .cannotWrite(format: .krc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
+            }
+            out += "[\(line.startMs),\(line.durationMs)]"
+            var words = line.words
+            if words.isEmpty {
+                words = [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
+                synthesized += 1
+            }
+            for w in words {
+                let offset = w.startMs - line.startMs
+                guard offset >= 0, w.durationMs >= 0, w.krcField >= 0 else {
+                    throw .cannotWrite(format: .krc, detail: "word `\(w.text)` at \(TimeText.ms(w.startMs)) starts before its line (\(TimeText.ms(line.startMs))) or has a negative duration; KRC offsets are relative to the line and cannot be negative")
+                }
+                try checkText(w.text, format: .krc, at: w.startMs)
+                if w.text.contains("<"), KRCParser.nextUnit(Array(w.text.utf8)[...], from: 0) != nil {
+                    throw .cannotWrite(format: .krc, detail: "word text `\(w.text)` contains a `<n,n,n>` unit header, which KRC cannot escape")
+                }
+                out += "<\(offset),\(w.durationMs),\(w.krcField)>\(w.text)"
+            }
+            out += "\r\n"
+        }
+        if synthesized > 0 {
+            notes.append(.info("words-synthesized", "\(synthesized) line(s) had no word timing; each was written as one KRC unit spanning the line"))
+        }
+        return Array(out.utf8)
+    }
+
+    // MARK: LRC and enhanced LRC
+
+    static func stamp(_ ms: Int, digits: Int) -> String {
+        let v = max(0, ms)
+        if digits == 2 {
+            let cs = (v + 5) / 10  // round half up, carrying into seconds and minutes
+            return "\(TimeText.pad(cs / 6000, 2)):\(TimeText.pad((cs / 100) % 60, 2)).\(TimeText.pad(cs % 100, 2))"
+        }
+        return "\(TimeText.pad(v / 60000, 2)):\(TimeText.pad((v / 1000) % 60, 2)).\(TimeText.pad(v % 1000, 3))"
+    }
+
+    static func lrc(_ lyrics: Lyrics, words: Bool, options: LyricsWriteOptions, notes: inout [Diagnostic]) -> String {
+        let digits = options.lrcFractionDigits == 2 ? 2 : 3
+        var out = ""
+        for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
+        var droppedWords = 0, truncated = 0, droppedEmpty = 0, translations = 0
+        let lines = lyrics.lines
+        for (k, line) in lines.enumerated() {
+            let text = line.text.replacingLineBreaks
+            if line.translation != nil { translations += 1 }
+            var lastWordEnd: Int?
+            if words, !line.words.isEmpty {
+                out += "[\(stamp(line.startMs, digits: digits))]"
+                let ws = line.words.filter { !$0.text.isEmpty }
+                droppedEmpty += line.words.count - ws.count
+                for (i, w) in ws.enumerated() {
+                    out += "<\(stamp(w.startMs, digits: digits))>\(w.text.replacingLineBreaks)"
+                    let next = i + 1 < ws.count ? ws[i + 1].startMs : nil
+                    if next != w.endMs { out += "<\(stamp(w.endMs, digits: digits))>" }
+                }
+                lastWordEnd = ws.last?.endMs
+                out += "\n"
+            } else {
+                if !line.words.isEmpty { droppedWords += 1 }
+                out += "[\(stamp(line.startMs, digits: digits))]\(text)\n"
+            }
+            // An empty stamped row ends the line where the next line or the closing word stamp would not.
+            let nextStart = k + 1 < lines.count ? lines[k + 1].startMs : nil
+            if let n = nextStart, line.endMs > n {
+                truncated += 1
+            } else if line.endMs != (lastWordEnd ?? nextStart) || nextStart == nil && lastWordEnd == nil {
+                out += "[\(stamp(line.endMs, digits: digits))]\n"
+            }
+        }
+        if droppedWords > 0 {
+            notes.append(.info("words-dropped", "word timing of \(droppedWords) line(s) is not written in plain LRC; convert to elrc to keep it"))
+        }
+        if droppedEmpty > 0 {
+            notes.append(.info("words-dropped", "\(droppedEmpty) word(s) with empty text cannot be written in enhanced LRC and were left out"))
+        }
+        if truncated > 0 {
+            notes.append(.warning("overlap-truncated", "\(truncated) line(s) end after the next line starts; LRC cannot show that, so they end where the next line starts"))
+        }
+        if translations > 0 {
+            notes.append(.info("translation-dropped", "translations of \(translations) line(s) are not written in LRC; use krc or json to keep them"))
+        }
+        return out
+    }
+
+    // MARK: YRC
+
+    static func yrc(_ lyrics: Lyrics, notes: inout [Diagnostic]) throws(LyricsError) -> String {
+        var out = ""
+        for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
+        for line in lyrics.lines {
+            guard line.startMs >= 0, line.durationMs >= 0 else {
+                throw .cannotWrite(format: .yrc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
+            }
+            out += "[\(line.startMs),\(line.durationMs)]"
+            let ws = line.words.isEmpty ? [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)] : line.words
+            for w in ws {
+                guard w.startMs >= 0, w.durationMs >= 0 else {
+                    throw .cannotWrite(format: .yrc, detail: "word `\(w.text)` at \(TimeText.ms(w.startMs)) has a negative start or duration")
+                }
+                try checkText(w.text, format: .yrc, at: w.startMs)
+                out += "(\(w.startMs),\(w.durationMs),\(w.krcField))\(w.text)"
+            }
+            out += "\n"
+        }
+        if lyrics.lines.contains(where: { $0.translation != nil || $0.words.contains { $0.romanization != nil } }) {
+            notes.append(.info("translation-dropped", "YRC has no place for translations or romanizations; use krc or json to keep them"))
+        }
+        return out
+    }
+
+    // MARK: SRT
+
+    static func srt(_ lyrics: Lyrics) -> String {
+        func t(_ ms: Int) -> String {
+            let v = max(0, ms)
+            return "\(TimeText.pad(v / 3_600_000, 2)):\(TimeText.pad((v / 60000) % 60, 2)):\(TimeText.pad((v / 1000) % 60, 2)),\(TimeText.pad(v % 1000, 3))"
+        }
+        var out = ""
+        for (k, line) in lyrics.lines.enumerated() {
+            out += "\(k + 1)\n\(t(line.startMs)) --> \(t(line.endMs))\n\(line.text.replacingLineBreaks.trimmingSpaces)\n"
+            if let tr = line.translation { out += tr.replacingLineBreaks + "\n" }
+            out += "\n"
+        }
+        return out
+    }
+}
+
+extension String {
+    var replacingLineBreaks: String {
+        guard contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return self }
+        return split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).joined(separator: " ")
+    }
+}

@@ -1,0 +1,194 @@
+import KTVCore
+
+/// Every lyric or reference-pitch format ktv reads. Raw values are the names used on the command line.
+public enum LyricFormat: String, Sendable, Codable, CaseIterable {
+    /// Kugou KRC in its encrypted `krc1` container.
+    case krc
+    /// Kugou KRC plaintext (what `krc` decrypts to).
+    case krcText = "krc-text"
+    /// LRC with line stamps only.
+    case lrc
+    /// Enhanced (A2) LRC with `<mm:ss.xx>` word stamps, or the inline `[mm:ss.xx]word` style.
+    case enhancedLRC = "elrc"
+    /// NetEase YRC (absolute word times, timing before the text).
+    case yrc
+    /// QQ Music QRC body (absolute word times, timing after the text).
+    case qrc
+    /// QRC body inside the `<QrcInfos>` XML wrapper (`LyricContent` attribute).
+    case qrcXML = "qrc-xml"
+    /// Migu / Agora XML (`song/general/midi_lrc/paragraph/sentence/tone/word`, seconds, pitch in Hz).
+    case miguXML = "migu-xml"
+    /// Agora `.pitch` JSON (`pitchDatas` note segments).
+    case agoraPitchJSON = "agora-pitch-json"
+    /// Agora binary pitch contour v1 (12-byte header, float64 Hz per interval).
+    case agoraPitchBinary = "agora-pitch-bin"
+    /// ktv's own JSON model (what `ktv lyrics parse --format json` prints).
+    case json
+}
+
+/// One `[key:value]` tag, kept in file order with the key as written.
+public struct LyricTag: Sendable, Equatable, Codable {
+    public var key: String
+    public var value: String
+
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// One timed word (KRC unit, YRC/QRC syllable, enhanced-LRC word, Migu tone).
+public struct LyricWord: Sendable, Equatable {
+    /// Absolute start, milliseconds from the start of the song (after any `[offset:]` was applied).
+    public var startMs: Int
+    public var durationMs: Int
+    /// The text exactly as written, spaces included.
+    public var text: String
+    /// Per-word romanization (KRC `[language:]` type 0), nil when absent.
+    public var romanization: String?
+    /// KRC's undocumented third unit field (always 0 in real files), kept so it round-trips.
+    public var krcField: Int
+    /// Reference pitch of a Migu tone in Hz; nil when the format has none or the tone is unpitched.
+    public var pitchHz: Double?
+
+    public init(startMs: Int, durationMs: Int, text: String, romanization: String? = nil,
+                krcField: Int = 0, pitchHz: Double? = nil) {
+        self.startMs = startMs
+        self.durationMs = durationMs
+        self.text = text
+        self.romanization = romanization
+        self.krcField = krcField
+        self.pitchHz = pitchHz
+    }
+
+    public var endMs: Int { startMs + durationMs }
+}
+
+/// One lyric line with absolute times.
+public struct LyricLine: Sendable, Equatable {
+    public var startMs: Int
+    public var durationMs: Int
+    public var text: String
+    public var words: [LyricWord]
+    /// Per-line translation (KRC `[language:]` type 1), nil when absent.
+    public var translation: String?
+    /// 1-based line of the source text this line came from (for findings); nil for generated models.
+    public var sourceLine: Int?
+
+    public init(startMs: Int, durationMs: Int, text: String, words: [LyricWord] = [],
+                translation: String? = nil, sourceLine: Int? = nil) {
+        self.startMs = startMs
+        self.durationMs = durationMs
+        self.text = text
+        self.words = words
+        self.translation = translation
+        self.sourceLine = sourceLine
+    }
+
+    public var endMs: Int { startMs + durationMs }
+}
+
+/// Reference pitch carried by a pitch file (used by scoring).
+public enum ReferencePitch: Sendable, Equatable {
+    /// What the numbers of a note list mean.
+    public enum Scale: String, Sendable, Codable {
+        /// Frequency in Hz (Migu XML tones).
+        case hz
+        /// Agora's 0-100 MIDI-like note index (`.pitch` JSON).
+        case noteIndex = "note-index"
+    }
+
+    public struct Note: Sendable, Equatable {
+        public var startMs: Int
+        public var durationMs: Int
+        public var value: Double
+
+        public init(startMs: Int, durationMs: Int, value: Double) {
+            self.startMs = startMs
+            self.durationMs = durationMs
+            self.value = value
+        }
+    }
+
+    /// Note segments with absolute times.
+    case notes(scale: Scale, [Note])
+    /// A contour: one value every `intervalMs`, frame k at k·interval; nil = unvoiced.
+    case contour(intervalMs: Int, hz: [Double?])
+}
+
+/// The normalized lyric model every format is read into and written from.
+public struct Lyrics: Sendable, Equatable {
+    public var format: LyricFormat
+    /// Tags in file order, as written (`offset` and `language` included).
+    public var tags: [LyricTag]
+    public var lines: [LyricLine]
+    /// Reference pitch, for pitch files and Migu XML tones.
+    public var referencePitch: ReferencePitch?
+    /// The milliseconds actually added to every stamp while parsing (−offset, +offset or 0).
+    public var appliedShiftMs: Int
+
+    public init(format: LyricFormat, tags: [LyricTag] = [], lines: [LyricLine] = [],
+                referencePitch: ReferencePitch? = nil, appliedShiftMs: Int = 0) {
+        self.format = format
+        self.tags = tags
+        self.lines = lines
+        self.referencePitch = referencePitch
+        self.appliedShiftMs = appliedShiftMs
+    }
+
+    /// The value of the last tag with this key (case-insensitive), trimmed.
+    public func tag(_ key: String) -> String? {
+        tags.last { $0.key.lowercased() == key }?.value
+    }
+
+    public var title: String? { tag("ti") }
+    public var artist: String? { tag("ar") }
+    public var album: String? { tag("al") }
+
+    /// `[total:]` in milliseconds when it is a plain non-negative integer.
+    public var totalMs: Int? {
+        guard let v = tag("total")?.trimmingSpaces, let n = Int(v), n >= 0 else { return nil }
+        return n
+    }
+
+    /// `[offset:]` in milliseconds, as written in the file (not applied); nil when absent or not a number.
+    public var offsetMs: Int? {
+        guard let v = tag("offset") else { return nil }
+        return LyricTags.parseOffset(v)
+    }
+}
+
+/// How `[offset:N]` is applied.
+public enum OffsetSign: String, Sendable, Codable, CaseIterable {
+    /// `effective = stamp − offset` (positive offset shows lyrics sooner; LRC's de-facto spec, FFmpeg).
+    case subtract
+    /// `effective = stamp + offset` (pylrc, Agora Android).
+    case add
+}
+
+enum LyricTags {
+    /// Accepts `^[+-]?\d+$` after trimming spaces.
+    static func parseOffset(_ raw: String) -> Int? {
+        let t = raw.trimmingSpaces
+        var body = Substring(t)
+        var sign = 1
+        if let f = body.first, f == "+" || f == "-" {
+            sign = f == "-" ? -1 : 1
+            body = body.dropFirst()
+        }
+        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && $0.isNumber }), body.count <= 9, let n = Int(body) else { return nil }
+        return sign * n
+    }
+}
+
+extension String {
+    /// The string without leading and trailing ASCII spaces, tabs and full-width spaces.
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\u{3000}" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\u{3000}" { s = s.dropLast() }
+        return String(s)
+    }
+
+    var isBlank: Bool { trimmingSpaces.isEmpty }
+}

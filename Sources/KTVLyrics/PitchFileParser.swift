@@ -1,0 +1,73 @@
+import Foundation
+import KTVCore
+
+/// Agora's reference-pitch files (agora NOTES §1.5): the `.pitch` JSON note list
+/// `{"pitchDatas":[{"pitch":50,"startTime":15203,"duration":241}]}` (0-100 note index, ms) and the
+/// binary contour v1: int32 LE version (1), int32 LE interval ms, int32 LE reserved, then float64 LE Hz
+/// per interval (0 = unvoiced).
+enum PitchFileParser {
+    static func isBinaryV1(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 12, (bytes.count - 12) % 8 == 0 else { return false }
+        return int32(bytes, 0) == 1 && int32(bytes, 4) > 0 && int32(bytes, 4) <= 1000 && int32(bytes, 8) == 0
+    }
+
+    static func parseBinary(_ bytes: [UInt8]) throws(LyricsError) -> Lyrics {
+        guard bytes.count >= 12 else {
+            throw .malformed(line: nil, detail: "Agora binary pitch file is \(bytes.count) bytes; the header alone is 12")
+        }
+        let version = int32(bytes, 0)
+        guard version == 1 else {
+            throw .unsupported(detail: "Agora binary pitch version \(version); only version 1 is known")
+        }
+        let interval = Int(int32(bytes, 4))
+        guard interval > 0 else {
+            throw .malformed(line: nil, detail: "byte offset 4: Agora binary pitch interval is \(interval) ms; it must be positive")
+        }
+        guard (bytes.count - 12) % 8 == 0 else {
+            throw .badContainer(byteOffset: bytes.count - (bytes.count - 12) % 8,
+                                detail: "Agora binary pitch data is not a whole number of float64 values (\(bytes.count - 12) bytes after the header); the file is truncated")
+        }
+        var values: [Double?] = []
+        values.reserveCapacity((bytes.count - 12) / 8)
+        var k = 12
+        while k < bytes.count {
+            var bits: UInt64 = 0
+            for j in 0..<8 { bits |= UInt64(bytes[k + j]) << (8 * UInt64(j)) }
+            let v = Double(bitPattern: bits)
+            guard v.isFinite, v >= 0 else {
+                throw .badContainer(byteOffset: k, detail: "pitch value \(v) is not a frequency in Hz (negative or not finite)")
+            }
+            values.append(v > 0 ? v : nil)
+            k += 8
+        }
+        return Lyrics(format: .agoraPitchBinary, referencePitch: .contour(intervalMs: interval, hz: values))
+    }
+
+    static func parseJSON(_ text: [UInt8]) throws(LyricsError) -> Lyrics {
+        let obj: Any
+        do { obj = try JSONSerialization.jsonObject(with: Data(text)) } catch {
+            throw .malformed(line: JSONModel.errorLine(error, text), detail: "invalid JSON in Agora pitch file")
+        }
+        guard let root = obj as? [String: Any], let list = root["pitchDatas"] as? [Any] else {
+            throw .malformed(line: nil, detail: "Agora pitch JSON needs a `pitchDatas` list of `{pitch, startTime, duration}`")
+        }
+        var notes: [ReferencePitch.Note] = []
+        for (k, item) in list.enumerated() {
+            guard let d = item as? [String: Any],
+                  let pitch = (d["pitch"] as? NSNumber)?.doubleValue,
+                  let start = (d["startTime"] as? NSNumber)?.intValue,
+                  let dur = (d["duration"] as? NSNumber)?.intValue else {
+                throw .malformed(line: nil, detail: "pitchDatas[\(k)] needs numbers `pitch`, `startTime` and `duration` (ms)")
+            }
+            guard start >= 0, dur >= 0 else {
+                throw .malformed(line: nil, detail: "pitchDatas[\(k)] has a negative `startTime` or `duration`")
+            }
+            notes.append(.init(startMs: start, durationMs: dur, value: pitch))
+        }
+        return Lyrics(format: .agoraPitchJSON, referencePitch: .notes(scale: .noteIndex, notes))
+    }
+
+    private static func int32(_ b: [UInt8], _ at: Int) -> Int32 {
+        Int32(bitPattern: UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24)
+    }
+}

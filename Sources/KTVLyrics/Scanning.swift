@@ -1,0 +1,140 @@
+/// Byte-level helpers shared by the text parsers. Parsers work on UTF-8 bytes rather than
+/// `Character`s: grammar characters are all ASCII, and it keeps validating thousands of files fast.
+
+/// A line of decoded text: 1-based number and its bytes (without the line break).
+struct TextLine {
+    var number: Int
+    var bytes: ArraySlice<UInt8>
+}
+
+enum ASCII {
+    static let lf: UInt8 = 0x0A, cr: UInt8 = 0x0D, space: UInt8 = 0x20, tab: UInt8 = 0x09
+    static let lbracket: UInt8 = 0x5B, rbracket: UInt8 = 0x5D, langle: UInt8 = 0x3C, rangle: UInt8 = 0x3E
+    static let lparen: UInt8 = 0x28, rparen: UInt8 = 0x29, comma: UInt8 = 0x2C, colon: UInt8 = 0x3A
+    static let dot: UInt8 = 0x2E, minus: UInt8 = 0x2D, plus: UInt8 = 0x2B, lbrace: UInt8 = 0x7B
+    static let zero: UInt8 = 0x30, nine: UInt8 = 0x39
+
+    @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b >= zero && b <= nine }
+    @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == space || b == tab }
+    @inline(__always) static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+}
+
+enum Scan {
+    /// Splits text into lines on CRLF, LF or a lone CR.
+    static func lines(_ text: [UInt8]) -> [TextLine] {
+        var result: [TextLine] = []
+        result.reserveCapacity(text.count / 24 + 1)
+        var start = 0
+        var i = 0
+        var number = 1
+        let n = text.count
+        while i < n {
+            let b = text[i]
+            if b == ASCII.lf || b == ASCII.cr {
+                result.append(TextLine(number: number, bytes: text[start..<i]))
+                number += 1
+                if b == ASCII.cr, i + 1 < n, text[i + 1] == ASCII.lf { i += 1 }
+                i += 1
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        if start < n { result.append(TextLine(number: number, bytes: text[start..<n])) }
+        return result
+    }
+
+    /// Parses an unsigned decimal integer of at most 12 digits at `i`; returns value and the index after it.
+    @inline(__always)
+    static func uint(_ b: ArraySlice<UInt8>, _ i: Int) -> (value: Int, end: Int)? {
+        var j = i
+        var v = 0
+        while j < b.endIndex, ASCII.isDigit(b[j]) {
+            if j - i >= 12 { return nil }
+            v = v * 10 + Int(b[j] - ASCII.zero)
+            j += 1
+        }
+        return j > i ? (v, j) : nil
+    }
+
+    static func string(_ b: ArraySlice<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
+
+    static func isBlank(_ b: ArraySlice<UInt8>) -> Bool {
+        b.allSatisfy { ASCII.isSpace($0) }
+    }
+
+    /// Index of the first non-space byte at or after `i`.
+    static func skipSpaces(_ b: ArraySlice<UInt8>, _ i: Int) -> Int {
+        var j = i
+        while j < b.endIndex, ASCII.isSpace(b[j]) { j += 1 }
+        return j
+    }
+
+    /// Trims ASCII spaces and tabs at both ends.
+    static func trim(_ b: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var s = b.startIndex, e = b.endIndex
+        while s < e, ASCII.isSpace(b[s]) { s += 1 }
+        while e > s, ASCII.isSpace(b[e - 1]) { e -= 1 }
+        return b[s..<e]
+    }
+
+    /// Does `b` at `i` start with the ASCII string `s`?
+    static func hasPrefix(_ b: ArraySlice<UInt8>, _ i: Int, _ s: StaticString) -> Bool {
+        let count = s.utf8CodeUnitCount
+        guard b.endIndex - i >= count else { return false }
+        return s.withUTF8Buffer { p in
+            for k in 0..<count where b[i + k] != p[k] { return false }
+            return true
+        }
+    }
+}
+
+/// A `[key:value]` tag row, shared by KRC, LRC and QRC bodies.
+enum TagRow {
+    enum Result {
+        case tag(LyricTag)
+        /// `[key:` with no closing bracket: the value runs to the end of the line.
+        case unterminated(LyricTag)
+        case notATag
+    }
+
+    /// `row` must start with `[`. A tag key is a letter followed by letters, digits, `_`, `-` or `#`.
+    static func parse(_ row: ArraySlice<UInt8>) -> Result {
+        var i = row.startIndex
+        guard i < row.endIndex, row[i] == ASCII.lbracket else { return .notATag }
+        i += 1
+        let keyStart = Scan.skipSpaces(row, i)
+        i = keyStart
+        guard i < row.endIndex, ASCII.isLetter(row[i]) || row[i] == 0x23 else { return .notATag }
+        while i < row.endIndex, ASCII.isLetter(row[i]) || ASCII.isDigit(row[i]) || row[i] == 0x5F || row[i] == ASCII.minus || row[i] == 0x23 {
+            i += 1
+        }
+        let keyEnd = i
+        i = Scan.skipSpaces(row, i)
+        guard i < row.endIndex, row[i] == ASCII.colon else { return .notATag }
+        let key = Scan.string(row[keyStart..<keyEnd])
+        let valueStart = i + 1
+        // The value runs to the last `]` of the row (values such as `Song [Live]` exist).
+        let trimmed = Scan.trim(row[valueStart...])
+        if let last = trimmed.last, last == ASCII.rbracket {
+            let value = Scan.string(Scan.trim(row[valueStart..<(trimmed.endIndex - 1)]))
+            return .tag(LyricTag(key: key, value: value))
+        }
+        return .unterminated(LyricTag(key: key, value: Scan.string(Scan.trim(row[valueStart...]))))
+    }
+}
+
+extension Scan {
+    static func trimLeading(_ b: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var s = b.startIndex
+        while s < b.endIndex, ASCII.isSpace(b[s]) { s += 1 }
+        return b[s...]
+    }
+
+    /// A short, printable excerpt of a row for messages (at most 40 characters).
+    static func preview(_ b: ArraySlice<UInt8>) -> String {
+        let s = string(b)
+        if s.count <= 40 { return s }
+        return String(s.prefix(40)) + "…"
+    }
+}

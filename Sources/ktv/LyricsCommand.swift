@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import KTVCore
+import KTVLyrics
+
+struct LyricsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lyrics",
+        abstract: "Parse, decrypt, convert and validate karaoke lyric files (KRC, LRC, enhanced LRC, YRC, QRC, Migu XML, Agora pitch).",
+        subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self]
+    )
+}
+
+/// Options every command that reads lyrics shares.
+struct ReadOptions: ParsableArguments {
+    @Option(name: .customLong("from"), help: "Read as this format instead of detecting it (\(LyricFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+    var format: LyricFormat?
+
+    @Option(help: "How `[offset:N]` is applied: subtract (effective = stamp − N, the LRC convention) or add.")
+    var offsetSign: OffsetSign = .subtract
+
+    var parseOptions: LyricsParseOptions { LyricsParseOptions(offsetSign: offsetSign, format: format) }
+}
+
+extension LyricsCommand {
+    enum ModelFormat: String, ExpressibleByArgument, CaseIterable { case json, text }
+
+    struct Parse: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the normalized model of a lyric or pitch file.",
+            discussion: "Files with error findings are refused (exit 65) unless --lenient is given; findings go to standard error.")
+
+        @Argument(help: "The lyric file (`-` for standard input).")
+        var file: String
+
+        @Option(help: "Output: json or text.")
+        var format: ModelFormat = .json
+
+        @OptionGroup var read: ReadOptions
+
+        @Flag(help: "Print the model even when some lines could not be parsed (they are left out).")
+        var lenient = false
+
+        @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
+        var output: String?
+
+        func run() throws {
+            let parsed = try readLyrics(file, options: read.parseOptions)
+            try reportParseFindings(parsed, path: file, lenient: lenient)
+            let out: String
+            switch format {
+            case .json: out = JSONModel.value(parsed.lyrics).serialized()
+            case .text: out = ModelText.render(parsed)
+            }
+            try emit(Array(out.utf8), to: output)
+        }
+    }
+
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the exact plaintext bytes inside an encrypted KRC (`krc1`) file.")
+
+        @Argument(help: "The encrypted KRC file (`-` for standard input).")
+        var file: String
+
+        @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
+        var output: String?
+
+        func run() throws {
+            let bytes = try readInput(file)
+            let plain: [UInt8]
+            do { plain = try KRCContainer.decrypt(bytes) } catch {
+                printError("ktv: \(describe(error, path: file))")
+                throw ExitCode(KTVExitCode.dataError)
+            }
+            try emit(plain, to: output)
+        }
+    }
+
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Convert a lyric file to another format.",
+            discussion: """
+            Output times are absolute: a source `[offset:]` is applied while reading and not written again.
+            Anything the target cannot carry (word timing in plain LRC, translations in LRC/YRC) is reported on standard error.
+            """)
+
+        @Argument(help: "The lyric file (`-` for standard input).")
+        var file: String
+
+        @Option(help: "Target format: \(LyricsOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var to: LyricsOutputFormat
+
+        @Option(help: "Digits after the point in LRC stamps: 3 (exact ms) or 2 (centiseconds, rounded).")
+        var lrcDigits: Int = 3
+
+        @OptionGroup var read: ReadOptions
+
+        @Flag(help: "Convert even when some lines could not be parsed (they are left out).")
+        var lenient = false
+
+        @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
+        var output: String?
+
+        func validate() throws {
+            guard lrcDigits == 2 || lrcDigits == 3 else {
+                throw ValidationError("--lrc-digits must be 2 or 3, not \(lrcDigits)")
+            }
+        }
+
+        func run() throws {
+            let parsed = try readLyrics(file, options: read.parseOptions)
+            try reportParseFindings(parsed, path: file, lenient: lenient)
+            let written: WrittenLyrics
+            do {
+                written = try LyricsWriter.write(parsed.lyrics, as: to, options: LyricsWriteOptions(lrcFractionDigits: lrcDigits))
+            } catch {
+                printError("ktv: \(describe(error, path: file))")
+                throw ExitCode(KTVExitCode.dataError)
+            }
+            for note in written.notes {
+                printError(DiagnosticReport.text(note, path: displayName(file)))
+            }
+            try emit(written.bytes, to: output)
+        }
+    }
+}
+
+/// Prints parse findings (warnings and errors) to standard error; stops with 65 on errors unless lenient.
+func reportParseFindings(_ parsed: ParsedLyrics, path: String, lenient: Bool) throws {
+    for d in parsed.diagnostics where d.severity >= .warning {
+        printError(DiagnosticReport.text(d, path: displayName(path)))
+    }
+    let errors = parsed.diagnostics.filter { $0.severity == .error }.count
+    if errors > 0 && !lenient {
+        printError("ktv: \(displayName(path)): \(errors) error(s); fix them, or pass --lenient to leave the bad lines out")
+        throw ExitCode(KTVExitCode.dataError)
+    }
+}
+
+/// The `--format text` view of a model.
+enum ModelText {
+    static func render(_ parsed: ParsedLyrics) -> String {
+        let l = parsed.lyrics
+        var out = "format: \(l.format.rawValue)"
+        if let e = parsed.encoding { out += " (\(e.rawValue))" }
+        out += "\n"
+        for tag in l.tags where tag.key.lowercased() != "language" {
+            out += "tag \(tag.key): \(tag.value)\n"
+        }
+        if let o = l.offsetMs { out += "offset: \(o) ms as written; applied shift \(l.appliedShiftMs) ms\n" }
+        let words = l.lines.reduce(0) { $0 + $1.words.count }
+        out += "lines: \(l.lines.count), words: \(words)\n"
+        for (k, line) in l.lines.enumerated() {
+            out += "\(k + 1)\t\(stamp(line.startMs)) +\(line.durationMs)\t\(line.text)\n"
+            if !line.words.isEmpty {
+                out += "\t" + line.words.map { w in
+                    var s = "\(w.text)@\(w.startMs)+\(w.durationMs)"
+                    if let r = w.romanization { s += "(\(r))" }
+                    return s
+                }.joined(separator: " ") + "\n"
+            }
+            if let t = line.translation { out += "\t= \(t)\n" }
+        }
+        switch l.referencePitch {
+        case let .notes(scale, notes)?:
+            out += "reference pitch: \(notes.count) notes (\(scale.rawValue))\n"
+        case let .contour(interval, hz)?:
+            out += "reference pitch: \(hz.count) frames every \(interval) ms, \(hz.compactMap { $0 }.count) voiced\n"
+        case nil: break
+        }
+        return out
+    }
+
+    static func stamp(_ ms: Int) -> String {
+        let v = abs(ms)
+        let s = "\(v / 60000):\(pad((v / 1000) % 60, 2)).\(pad(v % 1000, 3))"
+        return ms < 0 ? "-" + s : s
+    }
+
+    static func pad(_ v: Int, _ w: Int) -> String {
+        let s = String(v)
+        return String(repeating: "0", count: max(0, w - s.count)) + s
+    }
+}
