@@ -1,1 +1,100 @@
-print("stub")
+// ktv-bench: the performance checks behind `make bench`. Each bench generates its own inputs from a
+// fixed seed, runs the real `ktv` binary as a whole process (what users run), and prints the figures.
+import Foundation
+import KTVCore
+import KTVLyrics
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("ktv-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+func option(_ name: String, in args: [String]) -> String? {
+    guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
+    return args[i + 1]
+}
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// A plausible song: tags, a translation layer on some songs, 30-50 lines of 4-9 words.
+func generateSong(_ rng: inout SeededGenerator, index: Int) -> Lyrics {
+    let syllables = ["la", "na", "ri", "mo", "ka", "su", "yo", "te", "星", "光", "夜", "风", "你", "我", "梦", "海"]
+    var lyrics = Lyrics(format: .krc, tags: [
+        LyricTag(key: "id", value: "$\(String(index, radix: 16))"),
+        LyricTag(key: "ar", value: "Bench Artist \(index % 97)"),
+        LyricTag(key: "ti", value: "Bench Song \(index)"),
+        LyricTag(key: "by", value: ""),
+        LyricTag(key: "total", value: "0"),
+    ])
+    var t = Int.random(in: 500...3000, using: &rng)
+    let lineCount = Int.random(in: 30...50, using: &rng)
+    let translated = index % 3 == 0
+    for _ in 0..<lineCount {
+        var words: [LyricWord] = []
+        var wt = t
+        for _ in 0..<Int.random(in: 4...9, using: &rng) {
+            let d = Int.random(in: 120...700, using: &rng)
+            let text = syllables[Int.random(in: 0..<syllables.count, using: &rng)] + (Bool.random(using: &rng) ? " " : "")
+            words.append(LyricWord(startMs: wt, durationMs: d, text: text))
+            wt += d + Int.random(in: 0...40, using: &rng)
+        }
+        let end = wt + Int.random(in: 0...200, using: &rng)
+        var line = LyricLine(startMs: t, durationMs: end - t, text: words.map(\.text).joined(), words: words)
+        if translated { line.translation = "translation of line at \(t)" }
+        lyrics.lines.append(line)
+        t = end + Int.random(in: 0...2500, using: &rng)
+    }
+    lyrics.tags[4].value = String(t + 5000)
+    return lyrics
+}
+
+func benchLyricsValidate(_ args: [String]) {
+    let count = Int(option("--files", in: args) ?? "10000") ?? 10000
+    let ktv = option("--ktv", in: args) ?? ".build/release/ktv"
+    guard FileManager.default.isExecutableFile(atPath: ktv) else { fail("no ktv binary at \(ktv); run `swift build -c release` first") }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-krc-\(getpid())")
+    try? FileManager.default.removeItem(at: dir)
+    try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+
+    var rng = SeededGenerator(seed: 20261123)
+    let genStart = now()
+    var bytes = 0
+    for i in 0..<count {
+        let song = generateSong(&rng, index: i)
+        let file = try! LyricsWriter.write(song, as: .krc).bytes
+        bytes += file.count
+        try! FileIO.writeAtomically(file, to: dir.appendingPathComponent(String(format: "song%05d.krc", i)).path)
+    }
+    let genTime = now() - genStart
+    print("generated \(count) encrypted KRC files (\(bytes / 1024) KiB) in \(String(format: "%.2f", genTime)) s")
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ktv)
+    process.arguments = ["lyrics", "validate", dir.path, "--format", "json"]
+    process.standardOutput = FileHandle.nullDevice
+    let start = now()
+    try! process.run()
+    process.waitUntilExit()
+    let elapsed = now() - start
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    let peakMB = Double(usage.ru_maxrss) / 1024
+    print(String(format: "ktv lyrics validate: %d files in %.2f s (%.0f files/s), exit %d, peak RSS %.0f MB",
+                 count, elapsed, Double(count) / elapsed, process.terminationStatus, peakMB))
+    let target = 10.0 * Double(count) / 10000
+    print(String(format: "target: under %.1f s for %d files -> %@", target, count, elapsed < target ? "PASS" : "FAIL"))
+    if process.terminationStatus != 0 { fail("validation of generated files exited \(process.terminationStatus); expected 0") }
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+switch args.first {
+case "lyrics-validate": benchLyricsValidate(args)
+default:
+    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]")
+    exit(args.isEmpty ? 0 : 64)
+}

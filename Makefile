@@ -1,0 +1,51 @@
+# ktv — build, test, demo and benchmark entry points. See README.md.
+SWIFT ?= swift
+KTV_RELEASE := .build/release/ktv
+# Debian packages the build and the tests need (python3: an independent zlib decoder in the KRC tests).
+APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev pkg-config python3
+
+.PHONY: setup build release test demo bench clean
+
+## setup: install the Debian packages (as root, or with sudo) and build the release binary
+setup:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "apt packages present: $(APT_PACKAGES)"; fi
+	$(SWIFT) build -c release --product ktv
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release --product ktv
+
+## test: every unit, property, corpus (skipped without ../shared) and CLI end-to-end test
+test:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## demo: run the tools on fixtures/ and print what they found
+demo: release
+	@echo "== ktv lyrics validate fixtures/lyrics (findings are expected: the folder holds broken files too)"
+	-@$(KTV_RELEASE) lyrics validate fixtures/lyrics | tail -n 25
+	@echo
+	@echo "== ktv lyrics parse fixtures/lyrics/krc_bom_crlf.krc --format text"
+	@$(KTV_RELEASE) lyrics parse fixtures/lyrics/krc_bom_crlf.krc --format text
+	@echo
+	@echo "== ktv lyrics convert fixtures/lyrics/krc_bom_crlf.krc --to elrc"
+	@$(KTV_RELEASE) lyrics convert fixtures/lyrics/krc_bom_crlf.krc --to elrc
+
+## bench: performance targets (release build)
+bench:
+	$(SWIFT) build -c release --product ktv
+	$(SWIFT) build -c release --product ktv-bench
+	.build/release/ktv-bench lyrics-validate --files 10000 --ktv $(KTV_RELEASE)
+
+clean:
+	rm -rf .build

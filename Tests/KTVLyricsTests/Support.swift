@@ -1,0 +1,3 @@
+import Testing
+@testable import KTVLyrics
+import KTVCore
