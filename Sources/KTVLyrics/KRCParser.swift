@@ -41,7 +41,10 @@ struct KRCParser {
         }
         var lyrics = Lyrics(format: format, tags: tags, lines: lines)
         if let value = lyrics.tag("language") {
-            KRCLanguage.apply(value, line: languageLine, to: &lyrics.lines, into: &diags)
+            // Once decoded into translations and romanizations, the base64 is not kept twice.
+            if KRCLanguage.apply(value, line: languageLine, to: &lyrics.lines, into: &diags) {
+                lyrics.tags.removeAll { $0.key.lowercased() == "language" }
+            }
         }
         Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: offsetLine, into: &diags)
         return lyrics
@@ -115,19 +118,21 @@ struct KRCParser {
 
 /// The `[language:]` payload: base64 of `{"content":[{"language":0,"type":0|1,"lyricContent":[[…]]}],"version":1}`.
 enum KRCLanguage {
-    static func apply(_ base64: String, line: Int?, to lines: inout [LyricLine], into diags: inout [Diagnostic]) {
+    /// Returns true when the payload was understood (its content now lives in the lines).
+    @discardableResult
+    static func apply(_ base64: String, line: Int?, to lines: inout [LyricLine], into diags: inout [Diagnostic]) -> Bool {
         let trimmed = base64.trimmingSpaces
-        if trimmed.isEmpty { return }
+        if trimmed.isEmpty { return false }
         guard let data = Data(base64Encoded: trimmed, options: [.ignoreUnknownCharacters]) else {
             diags.append(.warning("invalid-language-tag", line: line,
                                   "`[language:]` is not valid base64; translation and romanization are ignored"))
-            return
+            return false
         }
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let content = root["content"] as? [[String: Any]] else {
             diags.append(.warning("invalid-language-tag", line: line,
                                   "`[language:]` does not decode to JSON with a `content` list; translation and romanization are ignored"))
-            return
+            return false
         }
         for block in content {
             let type = (block["type"] as? NSNumber)?.intValue
@@ -166,6 +171,7 @@ enum KRCLanguage {
                                    "`[language:]` block of type \(type.map(String.init) ?? "none") is not translation (1) or romanization (0); kept in the tag only"))
             }
         }
+        return true
     }
 
     static func isPlaceholder(_ s: String) -> Bool {
