@@ -22,11 +22,15 @@ let package = Package(
                        providers: [.apt(["libfftw3-dev"]), .brew(["fftw"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr",
+                       providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]),
 
         .target(name: "KTVCore"),
         .target(name: "KTVLyrics", dependencies: ["KTVCore", "CZlib"]),
-        .target(name: "KTVAudio", dependencies: ["KTVCore", "CSndFile"]),
-        .target(name: "KTVPitch", dependencies: ["KTVCore", "CFFTW"]),
+        .target(name: "KTVAudio", dependencies: ["KTVCore", "CSndFile", "CSoxr", "CFFTW"]),
+        .target(name: "KTVPitch", dependencies: ["KTVCore", "KTVAudio"]),
+        // Generated test signals with known truth (tests, benchmarks, the demo fixture).
+        .target(name: "KTVSynth", dependencies: ["KTVCore"]),
 
         .executableTarget(
             name: "ktv",
@@ -34,10 +38,11 @@ let package = Package(
                 "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics"]),
+        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVSynth"]),
 
         .testTarget(name: "KTVCoreTests", dependencies: ["KTVCore"]),
         .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),
-        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore"]),
+        .testTarget(name: "KTVAudioTests", dependencies: ["KTVAudio", "KTVCore", "KTVSynth"]),
+        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth"]),
     ]
 )

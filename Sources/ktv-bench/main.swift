@@ -3,6 +3,8 @@
 import Foundation
 import KTVCore
 import KTVLyrics
+import KTVAudio
+import KTVSynth
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("ktv-bench: \(message)\n".utf8))
@@ -91,10 +93,37 @@ func benchLyricsValidate(_ args: [String]) {
     if process.terminationStatus != 0 { fail("validation of generated files exited \(process.terminationStatus); expected 0") }
 }
 
+/// Writes a generated dual-mono KTV track (and its true vocal) for experiments, fixtures and benchmarks.
+func makeTrack(_ args: [String]) {
+    let seconds = Double(option("--seconds", in: args) ?? "20") ?? 20
+    let lag = Int(option("--lag", in: args) ?? "0") ?? 0
+    let gain = Float(option("--gain", in: args) ?? "0.85") ?? 0.85
+    let layout = option("--layout", in: args) ?? "left"
+    let seed = UInt64(option("--seed", in: args) ?? "7") ?? 7
+    let rate = Double(option("--rate", in: args) ?? "44100") ?? 44100
+    guard let out = option("-o", in: args) else { fail("make-track needs -o PATH") }
+    let format = AudioFileFormat(rawValue: option("--audio-format", in: args) ?? "wav16") ?? .wav16
+    var vs = VoiceSynthesizer()
+    vs.sampleRate = rate
+    let voice = vs.render(VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...72, seed: seed), seconds: seconds, seed: seed)
+    var accSynth = AccompanimentSynthesizer()
+    accSynth.sampleRate = rate
+    let acc = accSynth.render(seconds: seconds, seed: seed &+ 1)
+    let mix = DualMonoMixer.mix(voice: voice.samples, accompaniment: acc, lagSamples: lag, gain: gain)
+    let chans = layout == "left" ? [mix.original, mix.accompaniment] : layout == "right" ? [mix.accompaniment, mix.original] : [mix.accompaniment, voice.samples]
+    do {
+        try AudioBuffer(sampleRate: rate, channels: chans).write(path: out, format: format)
+        if let v = option("--vocal-out", in: args) {
+            try AudioBuffer(sampleRate: rate, channels: [voice.samples]).write(path: v, format: .wavFloat)
+        }
+    } catch { fail("\(error)") }
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "lyrics-validate": benchLyricsValidate(args)
+case "make-track": makeTrack(args)
 default:
-    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]")
+    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]")
     exit(args.isEmpty ? 0 : 64)
 }

@@ -1,0 +1,35 @@
+/// Why audio could not be read or written. Messages name the file and say what to do.
+public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// libsndfile could not open the file; `detected` names what the header looks like.
+    case cannotOpen(path: String, reason: String, detected: String?)
+    /// The file opened but holds no samples.
+    case empty(path: String)
+    /// The command needs another channel count.
+    case wrongChannelCount(path: String, found: Int, expected: String, format: String)
+    case readFailed(path: String, reason: String)
+    case cannotWrite(path: String, reason: String)
+    case resampler(String)
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason, detected):
+            if let detected {
+                return "\(path): cannot read audio: the file looks like \(detected), which libsndfile does not decode (\(reason)); convert it to WAV, FLAC, OGG, Opus, MP3 or AIFF"
+            }
+            return "\(path): cannot read audio: \(reason)"
+        case let .empty(path):
+            return "\(path): the audio has no samples (zero length)"
+        case let .wrongChannelCount(path, found, expected, format):
+            return "\(path): \(format) with \(found) channel(s); \(expected)"
+        case let .readFailed(path, reason):
+            return "\(path): reading audio failed: \(reason)"
+        case let .cannotWrite(path, reason):
+            return "\(path): cannot write audio: \(reason)"
+        case let .resampler(reason):
+            return "resampler: \(reason)"
+        case let .invalidArgument(reason):
+            return reason
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import KTVAudio
+import KTVCore
+
+extension AudioFileFormat: ExpressibleByArgument {}
+
+/// Exit code and message for an audio error: unreadable or unwritable files are I/O errors (74),
+/// audio that cannot be used is bad data (65).
+func audioFailure(_ error: AudioError) -> ExitCode {
+    printError("ktv: \(error)")
+    switch error {
+    case let .cannotOpen(_, reason, detected):
+        return ExitCode(detected == nil && (reason == "no such file" || reason == "permission denied") ? KTVExitCode.ioError : KTVExitCode.dataError)
+    case .cannotWrite: return ExitCode(KTVExitCode.ioError)
+    case .invalidArgument: return ExitCode(KTVExitCode.usage)
+    default: return ExitCode(KTVExitCode.dataError)
+    }
+}
+
+struct SplitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "split",
+        abstract: "Split a dual-mono KTV track into original, accompaniment and (with --vocals) a vocal estimate.",
+        discussion: """
+        Writes original.wav, accompaniment.wav, vocals.wav (with --vocals) and split.json into --out-dir.
+        The layout is decided from the signals: the original is the channel that holds the other plus a voice.
+        When the channels are unrelated (ordinary stereo, a voice-only channel) nothing is split and the
+        command exits 1 with the finding; name the layout with --layout to split anyway.
+        --layout takes auto, left-original, right-original, or O,A: 1-based channel numbers of the
+        original and the accompaniment (for files with more than two channels).
+        """)
+
+    @Argument(help: "The stereo (or multichannel) track: WAV, FLAC, OGG, Opus, MP3, AIFF.")
+    var input: String
+
+    @Option(help: "Folder for the outputs (created if missing). Default: <input name>.split beside the current folder.")
+    var outDir: String?
+
+    @Option(help: "auto, left-original, right-original, or O,A (1-based channel numbers).")
+    var layout: String = "auto"
+
+    @Flag(help: "Also write vocals.wav: the original minus the aligned, gain-matched accompaniment.")
+    var vocals = false
+
+    @Option(help: "Output encoding: wav16, wav24, wav-float, flac16, flac24. Default: the input's PCM depth, else wav-float.")
+    var audioFormat: AudioFileFormat?
+
+    @Option(help: "Largest lag searched between the channels, in samples (0-96000).")
+    var maxLagSamples = 4096
+
+    @Option(help: "Seconds per gain estimate (0.05-30); gains are interpolated between blocks.")
+    var gainBlockSeconds = 1.0
+
+    @Option(help: "Report: text or json.")
+    var format: ReportFormat = .text
+
+    enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    func parsedLayout() throws -> SplitLayout {
+        switch layout {
+        case "auto": return .auto
+        case "left-original": return .leftOriginal
+        case "right-original": return .rightOriginal
+        default:
+            let parts = layout.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let o = parts[0], let a = parts[1], o >= 1, a >= 1, o != a else {
+                throw ValidationError("--layout must be auto, left-original, right-original or O,A with two different 1-based channel numbers, not `\(layout)`")
+            }
+            return .channels(original: o - 1, accompaniment: a - 1)
+        }
+    }
+
+    func validate() throws {
+        _ = try parsedLayout()
+        guard (0...96000).contains(maxLagSamples) else { throw ValidationError("--max-lag-samples must be 0-96000") }
+        guard (0.05...30).contains(gainBlockSeconds) else { throw ValidationError("--gain-block-seconds must be 0.05-30") }
+    }
+
+    func run() throws {
+        var config = SplitConfiguration()
+        config.layout = try parsedLayout()
+        config.maxLagSamples = maxLagSamples
+        config.gainBlockSeconds = gainBlockSeconds
+        let dir = outDir ?? (((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".split")
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            printError("ktv: \(dir): cannot create the output folder: \(error.localizedDescription)")
+            throw ExitCode(KTVExitCode.ioError)
+        }
+        let join = { (name: String) in (dir as NSString).appendingPathComponent(name) }
+        let outputs = SplitOutputs(original: join("original.wav"), accompaniment: join("accompaniment.wav"),
+                                   vocals: vocals ? join("vocals.wav") : nil, format: audioFormat)
+        let result: SplitResult
+        do { result = try DualMonoSplitter.split(path: input, configuration: config, outputs: outputs) } catch {
+            throw audioFailure(error)
+        }
+        let a = result.analysis
+        let written = a.dualMono
+        let reportPath = join("split.json")
+        func channelName(_ c: Int?) -> JSONValue {
+            guard let c else { return .null }
+            switch c {
+            case 0: return .string("left")
+            case 1: return .string("right")
+            default: return .string("channel \(c + 1)")
+            }
+        }
+        let json: JSONValue = .object([
+            ("input", .string(input)),
+            ("dual_mono", .bool(a.dualMono)),
+            ("original_channel", channelName(a.originalChannel)),
+            ("confidence", .double(round(a.confidence * 1000) / 1000)),
+            ("lag_samples", .int(a.lagSamples)),
+            ("gain", .double(round((written ? result.gainMedian : a.gain) * 10000) / 10000)),
+            ("vocal_energy_share", written ? .double(round(result.vocalEnergyShare * 10000) / 10000) : .null),
+            ("vocal_activity_share", written ? .double(round(result.vocalActivityShare * 10000) / 10000) : .null),
+            ("correlation", .double(round(a.correlation * 1000) / 1000)),
+            ("reason", .string(a.reason)),
+            ("original", written ? .string(outputs.original!) : .null),
+            ("accompaniment", written ? .string(outputs.accompaniment!) : .null),
+            ("vocals", written && vocals ? .string(outputs.vocals!) : .null),
+            ("report", .string(reportPath)),
+        ])
+        let text = json.serialized()
+        do { try FileIO.writeAtomically(Array(text.utf8), to: reportPath) } catch {
+            printError("ktv: \(error)")
+            throw ExitCode(KTVExitCode.ioError)
+        }
+        switch format {
+        case .json:
+            print(text, terminator: "")
+        case .text:
+            if a.dualMono {
+                print("dual-mono KTV track: original = \(channelName(a.originalChannel).stringValue), confidence \(String(format: "%.2f", a.confidence))")
+                print("  \(a.reason)")
+                print("  accompaniment lag \(a.lagSamples) samples, gain \(String(format: "%.4f", result.gainMedian))")
+                print("  vocal energy share \(String(format: "%.3f", result.vocalEnergyShare)), vocal activity \(String(format: "%.1f", result.vocalActivityShare * 100))% of the time")
+                print("  wrote \(outputs.original!), \(outputs.accompaniment!)\(vocals ? ", \(outputs.vocals!)" : ""), \(reportPath)")
+            } else {
+                print("not split: \(a.reason) (confidence \(String(format: "%.2f", a.confidence)))")
+                print("  wrote \(reportPath); name the layout with --layout to split anyway")
+            }
+        }
+        if !a.dualMono { throw ExitCode(KTVExitCode.findings) }
+    }
+}
+
+extension JSONValue {
+    var stringValue: String {
+        if case let .string(s) = self { return s }
+        return "null"
+    }
+}
