@@ -320,9 +320,10 @@ public enum DualMonoSplitter {
 
     /// The streaming pass: writes the channels and the vocal estimate block by block.
     ///
-    /// Each block's gain is the least-squares fit over the block and `gainContextBlocks` blocks on either
-    /// side (the voice's chance correlation with the accompaniment averages out); gains are interpolated
-    /// linearly between block centres. Memory holds 2·context + 3 blocks, whatever the file's length.
+    /// Each block's gain is a least-squares fit over the block and `gainContextBlocks` blocks on either
+    /// side, made on the time-frequency bins the accompaniment dominates (`SpectralGainFit`); gains are
+    /// interpolated linearly between block centres. Memory holds 2·context + 3 blocks, whatever the
+    /// file's length.
     static func separate(path: String, original o: Int, accompaniment c: Int, lag: Int, gain: Double,
                          config: SplitConfiguration, outputs: SplitOutputs, analysis: SplitAnalysis) throws(AudioError) -> SplitResult {
         let reader = try AudioReader(path: path)
@@ -394,6 +395,7 @@ public enum DualMonoSplitter {
             return lastGain
         }
 
+        var gainFit = SpectralGainFit(commonGain: gain)
         var k = 0
         var gainCache: [Int: Double] = [:]
         while true {
@@ -403,11 +405,7 @@ public enum DualMonoSplitter {
             // Sums for every block whose aligned accompaniment is complete (or the file has ended).
             while sums.count < orig.count && (eof || sums.count + 1 < orig.count) {
                 let j = sums.count
-                let a = alignedAcc(starts[j], orig[j].count)
-                var xa = 0.0, aa = 0.0
-                let x = orig[j]
-                for i in 0..<x.count { xa += Double(x[i] * a[i]); aa += Double(a[i] * a[i]) }
-                sums.append((xa, aa))
+                sums.append(gainFit.sums(orig[j], alignedAcc(starts[j], orig[j].count)))
             }
             func g(_ j: Int) -> Double {
                 if let v = gainCache[j] { return v }
@@ -482,5 +480,58 @@ public enum DualMonoSplitter {
                            vocalActivityShare: vocalFramesRMS.isEmpty ? 0 : Double(active) / Double(vocalFramesRMS.count),
                            gainMedian: sortedGains.isEmpty ? gain : sortedGains[sortedGains.count / 2],
                            frames: frames, sampleRate: rate)
+    }
+}
+
+/// Least-squares gain of the accompaniment in the original, fitted only on time-frequency bins whose
+/// level difference is within 1.5 dB of the common level, i.e. where the accompaniment dominates.
+/// A time-domain fit is biased whenever the voice sings notes of the accompaniment's chords: their
+/// partials coincide and correlate over a block. Bins the voice touches are left out instead.
+struct SpectralGainFit {
+    static let size = 2048
+    let fft = RealFFT(size: SpectralGainFit.size)
+    let window: [Float] = (0..<SpectralGainFit.size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(SpectralGainFit.size))) }
+    /// The common level from the analysis, as a gain; bins are kept within ±1.5 dB of it.
+    let low: Float, high: Float
+    var fo = [Float](repeating: 0, count: SpectralGainFit.size), fa = [Float](repeating: 0, count: SpectralGainFit.size)
+    var or: [Float] = [], oi: [Float] = [], ar: [Float] = [], ai: [Float] = []
+
+    init(commonGain: Double) {
+        let g = Float(max(commonGain, 1e-6))
+        low = g * Float(pow(10, -1.5 / 20))
+        high = g * Float(pow(10, 1.5 / 20))
+    }
+
+    /// Σ Re(O·conj A) and Σ |A|² over the kept bins of the block's frames (non-overlapping, Hann).
+    /// Falls back to the time-domain sums when no bin qualifies (a block of voice alone).
+    mutating func sums(_ x: [Float], _ a: [Float]) -> (xa: Double, aa: Double) {
+        let n = Self.size
+        var xa = 0.0, aa = 0.0
+        var t = 0
+        while t + n <= x.count {
+            for i in 0..<n {
+                fo[i] = x[t + i] * window[i]
+                fa[i] = a[t + i] * window[i]
+            }
+            fft.forward(fo, re: &or, im: &oi)
+            fft.forward(fa, re: &ar, im: &ai)
+            var peak: Float = 0
+            for k in 1..<fft.bins { peak = max(peak, ar[k] * ar[k] + ai[k] * ai[k]) }
+            let floor = peak * 1e-5  // bins within 50 dB of the frame's loudest accompaniment bin
+            for k in 1..<fft.bins {
+                let pa = ar[k] * ar[k] + ai[k] * ai[k]
+                guard pa > floor, pa > 0 else { continue }
+                let po = or[k] * or[k] + oi[k] * oi[k]
+                let ratio = (po / pa).squareRoot()
+                guard ratio >= low, ratio <= high else { continue }
+                xa += Double(or[k] * ar[k] + oi[k] * ai[k])
+                aa += Double(pa)
+            }
+            t += n
+        }
+        if aa > 0 { return (xa, aa) }
+        for i in 0..<x.count { xa += Double(x[i] * a[i]); aa += Double(a[i] * a[i]) }
+        // Weak weight: a voice-only block barely informs the gain.
+        return (xa * 1e-3, aa * 1e-3)
     }
 }

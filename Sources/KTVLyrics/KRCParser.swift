@@ -118,7 +118,9 @@ struct KRCParser {
 
 /// The `[language:]` payload: base64 of `{"content":[{"language":0,"type":0|1,"lyricContent":[[…]]}],"version":1}`.
 enum KRCLanguage {
-    /// Returns true when the payload was understood (its content now lives in the lines).
+    /// Returns true when the payload was understood (its content now lives in the lines). A block
+    /// that is not read (unknown type, no `lyricContent`) makes it false: the tag is then the only
+    /// place that block survives, as the `unknown-language-block` message promises.
     @discardableResult
     static func apply(_ base64: String, line: Int?, to lines: inout [LyricLine], into diags: inout [Diagnostic]) -> Bool {
         let trimmed = base64.trimmingSpaces
@@ -134,11 +136,13 @@ enum KRCLanguage {
                                   "`[language:]` does not decode to JSON with a `content` list; translation and romanization are ignored"))
             return false
         }
+        var understood = true
         for block in content {
             let type = (block["type"] as? NSNumber)?.intValue
             guard let rows = block["lyricContent"] as? [[Any]] else {
                 diags.append(.warning("invalid-language-tag", line: line,
                                       "a `[language:]` block has no `lyricContent` list of lists; it is ignored"))
+                understood = false
                 continue
             }
             let strings = rows.map { $0.map { ($0 as? String) ?? "" } }
@@ -169,9 +173,10 @@ enum KRCLanguage {
             default:
                 diags.append(.info("unknown-language-block", line: line,
                                    "`[language:]` block of type \(type.map(String.init) ?? "none") is not translation (1) or romanization (0); kept in the tag only"))
+                understood = false
             }
         }
-        return true
+        return understood
     }
 
     static func isPlaceholder(_ s: String) -> Bool {

@@ -26,7 +26,7 @@ struct LRCParser {
         var tags: [LyricTag] = []
         var rows: [Row] = []
         var offsetLine: Int?
-        var previousFirstStamp: Int?
+        var previousEarliestStamp: Int?
         var reportedOrder = false
         for src in Scan.lines(text) {
             let b = Scan.trimLeading(src.bytes)
@@ -68,12 +68,14 @@ struct LRCParser {
                 stamps.removeAll { $0 < 0 }
                 if stamps.isEmpty { continue }
             }
-            if let prev = previousFirstStamp, stamps[0] < prev, stamps.count == 1, !reportedOrder {
+            if let prev = previousEarliestStamp, stamps[0] < prev, stamps.count == 1, !reportedOrder {
                 diags.append(.warning("lines-out-of-order", line: src.number,
                                       "this row starts at \(TimeText.ms(stamps[0])), before the row above it (\(TimeText.ms(prev))); rows were sorted by time"))
                 reportedOrder = true
             }
-            previousFirstStamp = stamps[0]
+            // The stamps of one row may be in any order (`[00:30.00][00:10.00]`): a row is out of
+            // order only when it starts before every stamp of the row above.
+            previousEarliestStamp = stamps.min()
             let body = parseBody(b[i...], lineStart: stamps[0], line: src.number, into: &diags)
             for s in stamps {
                 let shift = s - stamps[0]

@@ -33,6 +33,7 @@ struct MiguXMLParser {
             for sentence in paragraph.children where sentence.name == "sentence" || sentence.name == "overlap" {
                 let toneElements = sentence.name == "overlap" ? [sentence] : sentence.children.filter { $0.name == "tone" || $0.name == "monolog" }
                 var words: [LyricWord] = []
+                var english: [Bool] = []
                 for tone in toneElements {
                     guard let begin = time(tone, "begin", into: &diags), let end = time(tone, "end", into: &diags) else { continue }
                     let wordElements = tone.children("word")
@@ -41,7 +42,8 @@ struct MiguXMLParser {
                                               "`<tone>` has no `<word>` child; it is kept as a word with empty text"))
                     }
                     var text = wordElements.map(\.text).joined()
-                    if tone.attribute("lang") == "2" { text = " " + text.trimmingSpaces + " " }
+                    let isEnglish = tone.attribute("lang") == "2"
+                    if isEnglish { text = text.trimmingSpaces }
                     var pitch: Double?
                     if let raw = tone.attribute("pitch") {
                         if let v = Double(raw.trimmingSpaces), v.isFinite, v >= 0 {
@@ -52,7 +54,16 @@ struct MiguXMLParser {
                         }
                     }
                     words.append(LyricWord(startMs: begin, durationMs: end - begin, text: text, pitchHz: pitch))
+                    english.append(isEnglish)
                     if let p = pitch { notes.append(.init(startMs: begin, durationMs: end - begin, value: p)) }
+                }
+                // English tones carry no spaces. Like Agora, give each a trailing space (but the
+                // line's last) and a leading one only after a non-English word: one space between
+                // two English words, so the line reads `fly away`, not `fly  away`.
+                for k in words.indices where english[k] && !words[k].text.isEmpty {
+                    let lead = k > 0 && !english[k - 1] && !words[k - 1].text.isEmpty ? " " : ""
+                    let trail = k == words.count - 1 ? "" : " "
+                    words[k].text = lead + words[k].text + trail
                 }
                 guard let first = words.first else {
                     diags.append(.warning("empty-line", line: sentence.line,

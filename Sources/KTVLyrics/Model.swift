@@ -138,7 +138,9 @@ public struct Lyrics: Sendable, Equatable {
 
     /// The value of the last tag with this key (case-insensitive), trimmed.
     public func tag(_ key: String) -> String? {
-        tags.last { $0.key.lowercased() == key }?.value
+        // Both sides lowercased: callers may ask for `TI` as well as `ti`.
+        let wanted = key.lowercased()
+        return tags.last { $0.key.lowercased() == wanted }?.value
     }
 
     public var title: String? { tag("ti") }

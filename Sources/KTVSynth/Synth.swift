@@ -137,6 +137,7 @@ public struct AccompanimentSynthesizer: Sendable {
             for b in 0..<4 {
                 let bs = Int((t + Double(b) * beat) * sampleRate)
                 let len = Int(0.08 * sampleRate)
+                guard bs < n else { break }
                 for k in bs..<min(n, bs + len) {
                     let env = exp(-Double(k - bs) / (0.015 * sampleRate))
                     out[k] += Float(Double.random(in: -1...1, using: &rng) * env * 0.4)
