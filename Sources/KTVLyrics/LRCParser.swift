@@ -91,6 +91,7 @@ struct LRCParser {
         var lyrics = Lyrics(format: .lrc, tags: tags)
         let total = lyrics.totalMs
         var lines: [LyricLine] = []
+        var endedByTotal: [(line: Int, lastWordOpen: Bool)] = []
         for (k, row) in rows.enumerated() {
             if row.isEndMarker {
                 if k == 0 || rows[k - 1].isEndMarker {
@@ -112,6 +113,7 @@ struct LRCParser {
                 end = lastEnd
             } else if let t = total, t > row.startMs {
                 end = t
+                endedByTotal.append((lines.count, row.words.last.map { $0.end == nil } ?? false))
             } else {
                 // Nothing says where the last line ends: keep every word start inside it.
                 end = max(row.startMs, row.words.last?.start ?? row.startMs)
@@ -130,6 +132,17 @@ struct LRCParser {
         lyrics.lines = lines
         lyrics.format = lines.contains { !$0.words.isEmpty } ? .enhancedLRC : .lrc
         Timeline.finish(&lyrics, options: options, reportOrder: false, offsetLine: offsetLine, into: &diags)
+        // `[total:]` is the song's length, not a time stamp: `[offset:]` moves the stamps, not the end
+        // of the song, so a line (and its open last word) ended by `[total:]` still ends there.
+        // (Rows were sorted above, so finishing did not reorder the lines.)
+        if let t = total, lyrics.appliedShiftMs != 0 {
+            for (k, lastWordOpen) in endedByTotal {
+                lyrics.lines[k].durationMs = max(0, t - lyrics.lines[k].startMs)
+                if lastWordOpen, let w = lyrics.lines[k].words.indices.last {
+                    lyrics.lines[k].words[w].durationMs = max(0, t - lyrics.lines[k].words[w].startMs)
+                }
+            }
+        }
         return lyrics
     }
 

@@ -173,7 +173,8 @@ enum QRCWrapper {
             throw .malformed(line: lineBase + 1, detail: "the `LyricContent` attribute is never closed with `\"/>`")
         }
         let body: [UInt8]
-        do { body = Array(try MiniXML.unescape(text[bodyStart..<end], line: lineBase + 1).utf8) } catch {
+        // Lenient: real files carry raw `&` in the lyric text (`Rock & Roll`); it is kept as written.
+        do { body = Array(try MiniXML.unescape(text[bodyStart..<end], line: lineBase + 1, lenient: true).utf8) } catch {
             throw .malformed(line: error.line, detail: "in `LyricContent`: \(error.message)")
         }
         // Translation companions (`…ts.qrc`) carry plain LRC inside the same wrapper.

@@ -179,13 +179,16 @@ struct MiniXML {
         return out
     }
 
-    static func unescape(_ s: ArraySlice<UInt8>, line: Int) throws(XMLError) -> String {
+    /// `lenient`: an `&` that does not start a known entity is kept as written instead of being an
+    /// error (QRC writers put raw `&` into `LyricContent`, FORMATS.md §3.2).
+    static func unescape(_ s: ArraySlice<UInt8>, line: Int, lenient: Bool = false) throws(XMLError) -> String {
         guard s.contains(0x26) else { return String(decoding: s, as: UTF8.self) }
         var out: [UInt8] = []
         var k = s.startIndex
         while k < s.endIndex {
             if s[k] != 0x26 { out.append(s[k]); k += 1; continue }
             guard let semi = s[k...].firstIndex(of: 0x3B), semi - k <= 10 else {
+                if lenient { out.append(0x26); k += 1; continue }
                 throw XMLError(line: line, message: "a bare `&` must be written `&amp;`")
             }
             let ent = String(decoding: s[(k + 1)..<semi], as: UTF8.self)
@@ -199,6 +202,7 @@ struct MiniXML {
                 var scalar: UInt32?
                 if ent.hasPrefix("#x") || ent.hasPrefix("#X") { scalar = UInt32(ent.dropFirst(2), radix: 16) } else if ent.hasPrefix("#") { scalar = UInt32(ent.dropFirst()) }
                 guard let v = scalar, let u = Unicode.Scalar(v) else {
+                    if lenient { out.append(0x26); k += 1; continue }
                     throw XMLError(line: line, message: "unknown entity `&\(ent);`")
                 }
                 out.append(contentsOf: Array(String(Character(u)).utf8))
