@@ -120,6 +120,8 @@ enum TagRow {
             let value = Scan.string(Scan.trim(row[valueStart..<(trimmed.endIndex - 1)]))
             return .tag(LyricTag(key: key, value: value))
         }
+        // `[ti:x]junk` is closed but has text after it: not a tag row, and not "missing its `]`".
+        if trimmed.contains(ASCII.rbracket) { return .notATag }
         return .unterminated(LyricTag(key: key, value: Scan.string(Scan.trim(row[valueStart...]))))
     }
 }

@@ -76,6 +76,12 @@ struct YRCParser {
         for k in creditRows {
             let next = starts.filter { $0 > lines[k].startMs }.min()
             lines[k].durationMs = (next ?? lines[k].startMs) - lines[k].startMs
+            if next == nil {
+                // NetEase repeats the credits at the end: nothing follows to end them. Said once as
+                // `unknown-end` (info), which also keeps the validator from calling them zero-length.
+                diags.append(.info("unknown-end", line: lines[k].sourceLine,
+                                   "this credit row has no row after it, so it has no end time"))
+            }
         }
         var lyrics = Lyrics(format: .yrc, tags: tags, lines: lines)
         Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: offsetLine, into: &diags)

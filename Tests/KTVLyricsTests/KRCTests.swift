@@ -112,6 +112,29 @@ func krcLanguage(_ json: String) -> String {
         #expect(p.diagnostics.findings == [Finding("unterminated-tag", .error, line: 1)])
     }
 
+    @Test func tagRows() {
+        func parse(_ s: String) -> String {
+            switch TagRow.parse(Array(s.utf8)[...]) {
+            case let .tag(t): return "tag \(t.key)=\(t.value)"
+            case let .unterminated(t): return "open \(t.key)=\(t.value)"
+            case .notATag: return "none"
+            }
+        }
+        #expect(parse("[ar:Lala]") == "tag ar=Lala")
+        #expect(parse("[ ar : Lala ]  ") == "tag ar=Lala")
+        #expect(parse("[by:]") == "tag by=")
+        #expect(parse("[ti:Song [Live]]") == "tag ti=Song [Live]")
+        #expect(parse("[x-trans:1]") == "tag x-trans=1")
+        #expect(parse("[#:comment]") == "tag #=comment")
+        #expect(parse("[ar:") == "open ar=")
+        #expect(parse("[ti:Open Tag") == "open ti=Open Tag")
+        #expect(parse("[ti:abc]junk") == "none")
+        #expect(parse("[1000,500]") == "none")
+        #expect(parse("[00:01.00]") == "none")
+        #expect(parse("[:x]") == "none")
+        #expect(parse("ti:x]") == "none")
+    }
+
     @Test func rowsOutOfOrderAreSorted() throws {
         let p = try read("[ti:Order]\n[3000,1000]<0,1000,0>second\n[1000,1000]<0,1000,0>first\n[5000,1000]<0,1000,0>third\n")
         #expect(p.lyrics.lines.map(\.text) == ["first", "second", "third"])

@@ -180,6 +180,17 @@ import KTVCore
         #expect(p.lyrics.lines.map(\.sourceLine) == [2, 4])
     }
 
+    @Test func loneCRAndDoubledLineBreaks() throws {
+        // Old Mac files end lines with CR alone; a broken converter writes `\r\n\n` (FORMATS.md §1.7).
+        let cr = try read("[00:01.00]a\r[00:02.00]b\r[00:03.00]\r")
+        #expect(cr.lyrics.lineSpans == [Span(1000, 2000, "a"), Span(2000, 3000, "b")])
+        #expect(cr.lyrics.lines.map(\.sourceLine) == [1, 2])
+        let doubled = try read("[00:01.00]a\r\n\n[00:02.00]b\r\n\n[00:03.00]\r\n\n")
+        #expect(doubled.lyrics.lineSpans == [Span(1000, 2000, "a"), Span(2000, 3000, "b")])
+        #expect(doubled.lyrics.lines.map(\.sourceLine) == [1, 3])
+        #expect(doubled.diagnostics.isEmpty)
+    }
+
     @Test func tagsAreKeptInOrderAndLookedUpCaseInsensitively() throws {
         let p = try read("[AR:Someone]\n[ ti : Spaced ]\n[al:]\n[ti:Song [Live]]\n[00:01.00]x\n[00:02.00]\n")
         #expect(p.lyrics.tags == [
@@ -194,6 +205,16 @@ import KTVCore
         #expect(p.lyrics.tag("TI") == "Song [Live]")
         #expect(p.lyrics.tag("by") == nil)
         #expect(p.diagnostics.isEmpty)
+    }
+
+    @Test func textAfterATagIsUnparsableNotUnterminated() throws {
+        let p = try read("[ti:abc]junk\n[total:5000] x\n[00:01.00]a\n[00:02.00]\n")
+        #expect(p.lyrics.tags.isEmpty)
+        #expect(p.lyrics.totalMs == nil)
+        #expect(p.lyrics.lineSpans == [Span(1000, 2000, "a")])
+        #expect(p.diagnostics.findings == [
+            Finding("unparsable-line", .error, line: 1), Finding("unparsable-line", .error, line: 2),
+        ])
     }
 
     @Test func unterminatedTag() throws {

@@ -26,6 +26,17 @@ import KTVCore
         #expect(p.diagnostics.isEmpty)
     }
 
+    @Test func trailingCreditRowsHaveNoEnd() throws {
+        // NetEase repeats the credits after the lyrics; the last one has nothing after it.
+        let p = try read("[1000,1800](1000,1800,0)la\n{\"t\":2500,\"c\":[{\"tx\":\"作词: A\"}]}\n{\"t\":3500,\"c\":[{\"tx\":\"作曲: B\"}]}\n")
+        #expect(p.lyrics.lineSpans == [Span(1000, 2800, "la"), Span(2500, 3500, "作词: A"), Span(3500, 3500, "作曲: B")])
+        #expect(p.diagnostics.findings == [Finding("unknown-end", .info, line: 3)])
+        // Not also a zero-duration line; the 300 ms overlap of the last lyric with the credits is info.
+        #expect(LyricsValidator.validate(p).findings == [
+            Finding("overlapping-lines", .info, line: 1), Finding("unknown-end", .info, line: 3),
+        ])
+    }
+
     @Test func zeroDurationPunctuation() throws {
         let p = try read("[1740,1000](1740,0,0),(1740,570,0)I've\n")
         #expect(p.lyrics.lines[0].wordSpans == [Span(1740, 1740, ","), Span(1740, 2310, "I've")])
