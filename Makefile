@@ -1,8 +1,10 @@
 # ktv — build, test, demo and benchmark entry points. See README.md.
 SWIFT ?= swift
 KTV_RELEASE := .build/release/ktv
-# Debian packages the build and the tests need (python3: an independent zlib decoder in the KRC tests).
-APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev pkg-config python3
+# Debian packages the build and the tests need: libsndfile (every audio format, MP3 included), FFTW,
+# zlib (KRC), libsoxr (resampling); python3 (an independent zlib decoder in the KRC tests), lame (MP3
+# test input), sox (the split benchmark's peer).
+APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev pkg-config python3 lame sox
 
 .PHONY: setup build release test demo bench clean
 
@@ -46,6 +48,7 @@ bench:
 	$(SWIFT) build -c release --product ktv
 	$(SWIFT) build -c release --product ktv-bench
 	.build/release/ktv-bench lyrics-validate --files 10000 --ktv $(KTV_RELEASE)
+	.build/release/ktv-bench split --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE)
 
 clean:
 	rm -rf .build

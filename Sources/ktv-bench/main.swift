@@ -119,10 +119,109 @@ func makeTrack(_ args: [String]) {
     } catch { fail("\(error)") }
 }
 
+/// Runs a command, returns wall seconds, exit status and the peak RSS of the children so far (MB).
+@discardableResult
+func timed(_ executable: String, _ arguments: [String]) -> (seconds: Double, status: Int32) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    let start = now()
+    do { try p.run() } catch { fail("cannot run \(executable): \(error)") }
+    p.waitUntilExit()
+    return (now() - start, p.terminationStatus)
+}
+
+func childPeakMB() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func writeBenchTrack(seconds: Double, to path: String) {
+    let voice = VoiceSynthesizer().render(VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...72, seed: 5), seconds: seconds, seed: 5)
+    let acc = AccompanimentSynthesizer().render(seconds: seconds, seed: 6)
+    let mix = DualMonoMixer.mix(voice: voice.samples, accompaniment: acc, lagSamples: 300, gain: 0.85)
+    do { try AudioBuffer(sampleRate: 44100, channels: [mix.original, mix.accompaniment]).write(path: path, format: .wav16) } catch { fail("\(error)") }
+}
+
+/// `ktv split` against two `sox … remix` runs on a 10-minute stereo WAV; peak memory on a 60-minute file.
+func benchSplit(_ args: [String]) {
+    let ktv = option("--ktv", in: args) ?? ".build/release/ktv"
+    let sox = option("--sox", in: args) ?? "/usr/bin/sox"
+    let minutes = Double(option("--minutes", in: args) ?? "10") ?? 10
+    let longMinutes = Int(option("--long-minutes", in: args) ?? "60") ?? 60
+    guard FileManager.default.isExecutableFile(atPath: sox) else { fail("no sox at \(sox); `make setup` installs it") }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-split-\(getpid())").path
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let input = dir + "/track.wav"
+    let seconds = minutes * 60
+    let genStart = now()
+    // In a function of its own so the signals are freed before any child is measured: a forked
+    // child's peak RSS counts the parent's pages until exec.
+    writeBenchTrack(seconds: seconds, to: input)
+    print(String(format: "generated a %.0f-minute 44.1 kHz 16-bit stereo WAV in %.1f s", minutes, now() - genStart))
+
+    // Warm the page cache so neither side pays for the first read.
+    timed(sox, [input, "-n", "stat"])
+    var soxTimes: [Double] = [], ktvTimes: [Double] = [], ktvVocalTimes: [Double] = []
+    for _ in 0..<3 {
+        let l = timed(sox, [input, dir + "/L.wav", "remix", "1"]), r = timed(sox, [input, dir + "/R.wav", "remix", "2"])
+        soxTimes.append(l.seconds + r.seconds)
+        let k = timed(ktv, ["split", input, "--out-dir", dir + "/k"])
+        if k.status != 0 { fail("ktv split exited \(k.status)") }
+        ktvTimes.append(k.seconds)
+        let v = timed(ktv, ["split", input, "--out-dir", dir + "/kv", "--vocals"])
+        if v.status != 0 { fail("ktv split --vocals exited \(v.status)") }
+        ktvVocalTimes.append(v.seconds)
+    }
+    let soxT = soxTimes.min()!, ktvT = ktvTimes.min()!, ktvV = ktvVocalTimes.min()!
+    print("| tool (best of 3, \(Int(minutes)) min) | wall s | vs sox |")
+    print("|---|---|---|")
+    print(String(format: "| sox remix 1 + sox remix 2 (two files) | %.2f | 1.00× |", soxT))
+    print(String(format: "| ktv split (analysis + two files + split.json) | %.2f | %.2f× |", ktvT, ktvT / soxT))
+    print(String(format: "| ktv split --vocals (+ vocal estimate) | %.2f | %.2f× |", ktvV, ktvV / soxT))
+    print(String(format: "target: ktv split within 1.5× of sox -> %@ (with --vocals: %@)", ktvT <= 1.5 * soxT ? "PASS" : "FAIL", ktvV <= 1.5 * soxT ? "PASS" : "FAIL"))
+
+    // Peak memory: a long file made of copies of the track, measured on ktv's own process.
+    let long = dir + "/long.wav"
+    let copies = max(1, Int((Double(longMinutes) / minutes).rounded(.up)))
+    timed(sox, Array(repeating: input, count: copies) + [long])
+    try? FileManager.default.removeItem(atPath: dir + "/k")
+    let run = spawnMeasured(ktv, ["split", long, "--out-dir", dir + "/long", "--vocals"])
+    print(String(format: "ktv split --vocals on a %d-minute file: %.1f s, exit %d, peak RSS %.0f MB (target < 200 MB) -> %@",
+                 copies * Int(minutes), run.seconds, run.status, run.peakMB, run.peakMB < 200 ? "PASS" : "FAIL"))
+}
+
+/// Runs a command and reports its own peak resident memory: VmHWM from /proc/PID/status, sampled
+/// every 10 ms. (wait4's ru_maxrss would also count the forked parent's pages from before exec.)
+func spawnMeasured(_ executable: String, _ arguments: [String]) -> (seconds: Double, status: Int32, peakMB: Double) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    p.standardOutput = FileHandle.nullDevice
+    let start = now()
+    do { try p.run() } catch { fail("cannot run \(executable): \(error)") }
+    var peakKB = 0.0
+    while p.isRunning {
+        if let status = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kb = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") {
+            peakKB = max(peakKB, kb)
+        }
+        usleep(10_000)
+    }
+    p.waitUntilExit()
+    return (now() - start, p.terminationStatus, peakKB / 1024)
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "lyrics-validate": benchLyricsValidate(args)
 case "make-track": makeTrack(args)
+case "split": benchSplit(args)
 default:
     print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]")
     exit(args.isEmpty ? 0 : 64)
