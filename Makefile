@@ -1,6 +1,7 @@
 # ktv — build, test, demo and benchmark entry points. See README.md.
 SWIFT ?= swift
 KTV_RELEASE := .build/release/ktv
+DEMO_OUT := .build/demo
 # Debian packages the build and the tests need: libsndfile (every audio format, MP3 included), FFTW,
 # zlib (KRC), libsoxr (resampling); python3 (an independent zlib decoder in the KRC tests), lame (MP3
 # test input), sox (the split benchmark's peer).
@@ -34,14 +35,19 @@ test:
 
 ## demo: run the tools on fixtures/ and print what they found
 demo: release
-	@echo "== ktv lyrics validate fixtures/lyrics (findings are expected: the folder holds broken files too)"
+	@echo "== ktv lyrics validate fixtures/lyrics (findings expected: the folder holds broken files on purpose)"
 	-@$(KTV_RELEASE) lyrics validate fixtures/lyrics | tail -n 25
 	@echo
-	@echo "== ktv lyrics parse fixtures/lyrics/krc_bom_crlf.krc --format text"
-	@$(KTV_RELEASE) lyrics parse fixtures/lyrics/krc_bom_crlf.krc --format text
+	@echo "== ktv lyrics parse fixtures/lyrics/krc-language.krc --format text"
+	@$(KTV_RELEASE) lyrics parse fixtures/lyrics/krc-language.krc --format text
 	@echo
-	@echo "== ktv lyrics convert fixtures/lyrics/krc_bom_crlf.krc --to elrc"
-	@$(KTV_RELEASE) lyrics convert fixtures/lyrics/krc_bom_crlf.krc --to elrc
+	@echo "== ktv lyrics convert fixtures/lyrics/krc-encrypted.krc --to elrc"
+	@$(KTV_RELEASE) lyrics convert fixtures/lyrics/krc-encrypted.krc --to elrc
+	@echo
+	@echo "== ktv split fixtures/audio/demo-dualmono.flac --vocals --out-dir $(DEMO_OUT)/split"
+	@mkdir -p $(DEMO_OUT)
+	@$(KTV_RELEASE) split fixtures/audio/demo-dualmono.flac --vocals --out-dir $(DEMO_OUT)/split
+	@cat $(DEMO_OUT)/split/split.json
 
 ## bench: performance targets (release build)
 bench:
