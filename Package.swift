@@ -42,6 +42,7 @@ let package = Package(
 
         .testTarget(name: "KTVCoreTests", dependencies: ["KTVCore"]),
         .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),
+        .testTarget(name: "KTVPitchTests", dependencies: ["KTVPitch", "KTVAudio", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVAudioTests", dependencies: ["KTVAudio", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth"]),
     ]

@@ -1,0 +1,21 @@
+/// Why pitch tracking or evaluation could not run. Messages say what to change.
+public enum PitchError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// A configuration value outside its range: name, value, allowed range.
+    case invalidParameter(name: String, value: String, allowed: String)
+    /// A pitch-track file (reference or estimate) that cannot be read: file, 1-based line, what is wrong.
+    case badTrackFile(path: String, line: Int?, detail: String)
+    /// The input has no usable samples for the request.
+    case noAudio(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidParameter(name, value, allowed):
+            return "\(name) = \(value) is out of range; allowed: \(allowed)"
+        case let .badTrackFile(path, line, detail):
+            if let line { return "\(path):\(line): \(detail)" }
+            return "\(path): \(detail)"
+        case let .noAudio(detail):
+            return detail
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import KTVCore
+
+/// Serializations of a pitch track.
+public enum PitchTrackWriter {
+    static func fixed(_ v: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", v) }
+
+    /// `time_s,f0_hz,confidence`, f0 0 when unvoiced.
+    public static func csv(_ t: PitchTrack) -> String {
+        var out = "time_s,f0_hz,confidence\n"
+        out.reserveCapacity(t.frames.count * 28)
+        for f in t.frames {
+            out += fixed(f.timeS, 3) + "," + fixed(f.f0Hz ?? 0, 3) + "," + fixed(f.confidence, 3) + "\n"
+        }
+        return out
+    }
+
+    public static func json(_ t: PitchTrack, input: String) -> JSONValue {
+        let c = t.configuration
+        return .object([
+            ("input", .string(input)),
+            ("duration_s", .double(t.durationS)),
+            ("latency_ms", t.latencyMs.map { .double(($0 * 10).rounded() / 10) } ?? .null),
+            ("accompaniment_gain", t.accompanimentGain.map { .double(($0 * 10000).rounded() / 10000) } ?? .null),
+            ("settings", .object([
+                ("hop_ms", .double(c.hopMs)), ("min_hz", .double(c.minHz)), ("max_hz", .double(c.maxHz)),
+                ("analysis_rate_hz", .double(c.analysisRateHz)), ("energy_floor_db", .double(c.energyFloorDb)),
+            ])),
+            ("frames", .array(t.frames.map { f in
+                .object([
+                    ("time_s", .double((f.timeS * 1e6).rounded() / 1e6)),
+                    ("f0_hz", f.f0Hz.map { .double(($0 * 1000).rounded() / 1000) } ?? .null),
+                    ("confidence", .double((f.confidence * 1000).rounded() / 1000)),
+                ])
+            })),
+        ])
+    }
+
+    /// Agora's binary pitch contour v1: int32 LE version 1, int32 LE interval (ms), int32 LE 0, then
+    /// float64 LE Hz per interval, 0 = unvoiced. Frame k is at k·interval.
+    public static func agoraBinary(_ t: PitchTrack) -> [UInt8] {
+        var out: [UInt8] = []
+        func int32(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        int32(1)
+        int32(Int32((t.hopS * 1000).rounded()))
+        int32(0)
+        for f in t.frames {
+            withUnsafeBytes(of: (f.f0Hz ?? 0).bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        }
+        return out
+    }
+
+    /// Agora `pitchDatas` note segments: runs of voiced frames on the same MIDI note (rounded), at least
+    /// 3 frames long; `pitch` is the MIDI note number (inside Agora's 0-100 scale), times in ms.
+    public static func agoraNotes(_ t: PitchTrack) -> JSONValue {
+        var notes: [JSONValue] = []
+        var k = 0
+        let frames = t.frames
+        let hopMs = t.hopS * 1000
+        while k < frames.count {
+            guard let f = frames[k].f0Hz else { k += 1; continue }
+            let note = (69 + 12 * log2(f / 440)).rounded()
+            var j = k + 1
+            while j < frames.count, let g = frames[j].f0Hz, (69 + 12 * log2(g / 440)).rounded() == note { j += 1 }
+            if j - k >= 3 {
+                notes.append(.object([
+                    ("pitch", .int(Int(note))),
+                    ("startTime", .int(Int((Double(k) * hopMs).rounded()))),
+                    ("duration", .int(Int((Double(j - k) * hopMs).rounded()))),
+                ]))
+            }
+            k = j
+        }
+        return .object([("pitchDatas", .array(notes))])
+    }
+}
