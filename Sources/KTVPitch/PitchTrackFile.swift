@@ -4,7 +4,8 @@ import KTVCore
 ///
 /// Text: one frame per row, `time,f0` (CSV, with or without a header row such as `time,f0`) or
 /// `time f0` (spaces or tabs), time in seconds, f0 in Hz; rows starting with `#` and blank rows are
-/// skipped. f0 = 0 is unvoiced; a negative f0 is unvoiced with |f0| as a pitch guess (mir_eval's
+/// skipped. The CSV `ktv pitch` writes (header `time_s,f0_hz,confidence`) is read too: a third
+/// column is accepted only under a header naming it `confidence`, and is ignored. f0 = 0 is unvoiced; a negative f0 is unvoiced with |f0| as a pitch guess (mir_eval's
 /// convention). Times must be finite, ≥ 0 and strictly increasing.
 ///
 /// JSON (what `ktv pitch --format json` writes): an object with
@@ -41,6 +42,7 @@ public enum PitchTrackFile {
         var freqs: [Double] = []
         var previousTime: (text: String, line: Int)?
         var sawContent = false
+        var columns = 2
         var lineNumber = 0
         var start = 0
         let n = text.count
@@ -65,15 +67,18 @@ public enum PitchTrackFile {
             let isFirstContent = !sawContent
             sawContent = true
             if isFirstContent, isHeader(fields) {
-                guard fields.count == 2 else {
+                if fields.count == 3, fields[2].lowercased() == "confidence" {
+                    columns = 3 // the CSV `ktv pitch` writes: time_s,f0_hz,confidence
+                } else if fields.count != 2 {
                     throw .badTrackFile(path: path, line: lineNumber,
-                                        detail: "header has \(fields.count) columns (`\(line)`); expected 2: time and f0")
+                                        detail: "header has \(fields.count) columns (`\(line)`); expected 2: time and f0 (or time, f0, confidence)")
                 }
                 continue
             }
-            guard fields.count == 2 else {
+            guard fields.count == columns else {
+                let names = columns == 2 ? "time and f0" : "time, f0 and confidence"
                 throw .badTrackFile(path: path, line: lineNumber,
-                                    detail: "expected 2 columns (time and f0), found \(fields.count): `\(line)`")
+                                    detail: "expected \(columns) columns (\(names)), found \(fields.count): `\(line)`")
             }
             let t: Double, f: Double
             switch number(fields[0], name: "time") {
@@ -90,6 +95,9 @@ public enum PitchTrackFile {
             if let previousTime, !(t > times[times.count - 1]) {
                 throw .badTrackFile(path: path, line: lineNumber,
                                     detail: "time `\(fields[0])` is not after the previous time `\(previousTime.text)` (line \(previousTime.line)); times must increase")
+            }
+            if columns == 3, case let .failure(detail) = number(fields[2], name: "confidence") {
+                throw .badTrackFile(path: path, line: lineNumber, detail: detail)
             }
             previousTime = (fields[0], lineNumber)
             times.append(t)
