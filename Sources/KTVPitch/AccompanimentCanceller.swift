@@ -1,7 +1,324 @@
+import Foundation
 import KTVAudio
 
+// Accompaniment-aware tracking: a take recorded through a microphone contains the accompaniment from
+// the speakers, delayed by the recording latency and coloured by the room. Pass 1 fits the echo path
+// (the take's transfer function from the accompaniment) by robust deconvolution; its first arrival
+// is the recording latency. Pass 2 subtracts the predicted echo (an FIR of `filterMs` from just before
+// the first arrival) and tracks the residual; frames whose residual is not clearly above what is left
+// of the echo count as accompaniment-only. Both passes stream; pass 1 keeps at most
+// `estimationSeconds` of spectra, so an hour-long take needs no more memory than a short one.
+
+/// Settings of the canceller.
+public struct CancellerConfiguration: Sendable, Equatable {
+    /// Recording latencies searched, ms. A microphone chain always buffers, and the voice's own
+    /// correlation with the backing shows up near lag 0, so the search starts at 10 ms by default.
+    public var minLatencyMs: Double = 10
+    public var maxLatencyMs: Double = 1000
+    /// Length of the modelled echo path (direct sound + reflections + reverberant tail), ms. 10…2000.
+    public var filterMs: Double = 500
+    /// Taps before the direct sound kept in the model, ms (the direct sound's peak is not its start).
+    public var preDelayMs: Double = 5
+    /// Regularization λ of the deconvolution, relative to the accompaniment's mean power spectrum.
+    /// (0, 1), default 0.01.
+    public var regularization: Double = 1e-2
+    /// Reweighting iterations of the robust fit (0 = plain least squares). 0…10, default 4.
+    public var reweightingIterations: Int = 4
+    /// Seconds of the take the echo path is fitted on (from its start). 5…3600, default 180.
+    public var estimationSeconds: Double = 180
+
+    public init() {}
+
+    public func validated() throws(PitchError) -> CancellerConfiguration {
+        guard (10...5000).contains(maxLatencyMs) else { throw .invalidParameter(name: "maxLatencyMs", value: "\(maxLatencyMs)", allowed: "10…5000") }
+        guard minLatencyMs >= 0, minLatencyMs < maxLatencyMs else { throw .invalidParameter(name: "minLatencyMs", value: "\(minLatencyMs)", allowed: "0 ≤ minLatencyMs < maxLatencyMs") }
+        guard (10...2000).contains(filterMs) else { throw .invalidParameter(name: "filterMs", value: "\(filterMs)", allowed: "10…2000") }
+        guard (0...100).contains(preDelayMs) else { throw .invalidParameter(name: "preDelayMs", value: "\(preDelayMs)", allowed: "0…100") }
+        guard (0...10).contains(reweightingIterations) else { throw .invalidParameter(name: "reweightingIterations", value: "\(reweightingIterations)", allowed: "0…10") }
+        guard (5...3600).contains(estimationSeconds) else { throw .invalidParameter(name: "estimationSeconds", value: "\(estimationSeconds)", allowed: "5…3600") }
+        guard regularization > 0, regularization < 1 else { throw .invalidParameter(name: "regularization", value: "\(regularization)", allowed: "(0, 1)") }
+        return self
+    }
+}
+
+/// The fitted echo path.
+public struct EchoPath: Sendable {
+    /// Rate of the taps, Hz.
+    public var rate: Double
+    /// First modelled delay, samples (latency − pre-delay).
+    public var offset: Int
+    public var taps: [Float]
+    /// Delay of the strongest tap (the direct sound), ms: the recording latency.
+    public var latencyMs: Double
+    /// RMS of the predicted echo over RMS of the accompaniment (linear).
+    public var gain: Double
+}
+
+/// Reads two files in lockstep as mono at one rate.
+final class LockstepReader {
+    let take: AudioReader, acc: AudioReader
+    let takeChannel: ChannelSelection
+    let rsTake: Resampler?, rsAcc: Resampler?
+    var bufTake: [Float] = [], bufAcc: [Float] = []
+    var endTake = false, endAcc = false
+    var block: [Float] = [], mono: [Float] = []
+    var takeFrames = 0
+
+    init(take: String, channel: ChannelSelection, accompaniment: String, rate: Double) throws {
+        self.take = try AudioReader(path: take)
+        acc = try AudioReader(path: accompaniment)
+        if case let .channel(c) = channel, !(0..<self.take.info.channels).contains(c) {
+            throw AudioError.wrongChannelCount(path: take, found: self.take.info.channels, expected: "channel \(c + 1) was asked for", format: self.take.info.formatName)
+        }
+        takeChannel = channel
+        rsTake = self.take.info.sampleRate == rate ? nil : try Resampler(inputRate: self.take.info.sampleRate, outputRate: rate)
+        rsAcc = acc.info.sampleRate == rate ? nil : try Resampler(inputRate: acc.info.sampleRate, outputRate: rate)
+    }
+
+    private func pull(_ r: AudioReader, _ rs: Resampler?, channel: ChannelSelection, ended: inout Bool, into buf: inout [Float], countFrames: Bool) throws {
+        guard !ended else { return }
+        let got = try r.read(into: &block, frames: 32768)
+        if got == 0 {
+            ended = true
+            if let rs { buf += try rs.flush() }
+            return
+        }
+        if countFrames { takeFrames += got }
+        PitchTracker.select(block, frames: got, channels: r.info.channels, channel: channel, into: &mono)
+        buf += try rs?.process(mono) ?? mono
+    }
+
+    /// Up to `count` aligned samples of each; the accompaniment is zero past its end. Empty at the take's end.
+    func next(_ count: Int) throws -> (take: [Float], acc: [Float]) {
+        while bufTake.count < count && !endTake { try pull(take, rsTake, channel: takeChannel, ended: &endTake, into: &bufTake, countFrames: true) }
+        let n = min(count, bufTake.count)
+        while bufAcc.count < n && !endAcc { try pull(acc, rsAcc, channel: .mix, ended: &endAcc, into: &bufAcc, countFrames: false) }
+        let t = Array(bufTake[0..<n])
+        bufTake.removeFirst(n)
+        var a = [Float](repeating: 0, count: n)
+        let m = min(n, bufAcc.count)
+        for i in 0..<m { a[i] = bufAcc[i] }
+        bufAcc.removeFirst(m)
+        return (t, a)
+    }
+}
+
 enum AccompanimentCanceller {
-    static func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String) throws -> PitchTrack {
-        throw PitchError.noAudio("--accompaniment is not implemented yet")
+    static func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String,
+                      configuration: CancellerConfiguration = CancellerConfiguration()) throws -> PitchTrack {
+        let rate = tracker.configuration.analysisRateHz
+        let path = try estimate(take: take, channel: channel, accompaniment: accompaniment, rate: rate,
+                                configuration: configuration)
+        // Pass 2: subtract the predicted echo, block by block, and track the residual.
+        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        let session = try PitchTracker.Session(tracker: tracker, inputRate: rate)
+        let convolver = EchoConvolver(path)
+        while true {
+            let (t, a) = try reader.next(32768)
+            if t.isEmpty { break }
+            let echo = convolver.process(a)
+            var residual = t
+            for i in 0..<t.count { residual[i] -= echo[i] }
+            try session.feed(residual)
+        }
+        let produced = session.produced
+        var result = try session.finish(inputFrames: produced)
+        // The track covers the take's own duration.
+        result.durationS = Double(reader.takeFrames) / reader.take.info.sampleRate
+        result.frames = Array(result.frames.prefix(Int((result.durationS / result.hopS).rounded(.down)) + 1))
+        result.latencyMs = path.latencyMs
+        result.accompanimentGain = path.gain
+        return result
+    }
+
+    /// Pass 1: the echo path H and the latency, by robust deconvolution.
+    ///
+    /// The take is T = H·A + V per frame and bin. The voice V is not independent of the backing A (the
+    /// singer follows its notes and beat), so a plain least-squares H = Σ T·A* / Σ|A|² absorbs part of
+    /// the voice. Iteratively reweighted least squares fixes that: every (frame, bin) is weighted by
+    /// the inverse of its residual power |T − H·A|², so the bins the voice dominates stop counting,
+    /// wherever they are. λ (relative to the mean of |A|²) keeps bands the backing barely uses from
+    /// being divided by almost nothing. Frames: Hann, 50 % overlap, long enough for latency + path;
+    /// the first `estimationSeconds` of the take are kept for the iterations (a room does not change).
+    static func estimate(take: String, channel: ChannelSelection, accompaniment: String, rate: Double,
+                         configuration: CancellerConfiguration) throws -> EchoPath {
+        let c = try configuration.validated()
+        let maxLag = Int(c.maxLatencyMs * rate / 1000)
+        let m = Int(c.filterMs * rate / 1000)
+        let pre = Int(c.preDelayMs * rate / 1000)
+        let size = RealFFT.goodSize(atLeast: 2 * (maxLag + m + pre))
+        let hop = size / 2
+        let fft = RealFFT(size: size)
+        let bins = fft.bins
+        let window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+        let maxFrames = max(1, Int(c.estimationSeconds * rate) / hop)
+        var takeSpectra: [[Float]] = [], accSpectra: [[Float]] = []  // interleaved re, im per frame
+        var tr: [Float] = [], ti: [Float] = [], ar: [Float] = [], ai: [Float] = []
+        var ft = [Float](repeating: 0, count: size), fa = [Float](repeating: 0, count: size)
+        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        var bufT: [Float] = [], bufA: [Float] = []
+        var ended = false
+        while takeSpectra.count < maxFrames {
+            while !ended && bufT.count < size {
+                let (t, a) = try reader.next(65536)
+                if t.isEmpty { ended = true; break }
+                bufT += t
+                bufA += a
+            }
+            if bufT.isEmpty || (ended && bufT.count < hop && !takeSpectra.isEmpty) { break }
+            for i in 0..<size {
+                ft[i] = i < bufT.count ? bufT[i] * window[i] : 0
+                fa[i] = i < bufA.count ? bufA[i] * window[i] : 0
+            }
+            fft.forward(ft, re: &tr, im: &ti)
+            fft.forward(fa, re: &ar, im: &ai)
+            var ts = [Float](repeating: 0, count: 2 * bins), as_ = [Float](repeating: 0, count: 2 * bins)
+            for k in 0..<bins {
+                ts[2 * k] = tr[k]; ts[2 * k + 1] = ti[k]
+                as_[2 * k] = ar[k]; as_[2 * k + 1] = ai[k]
+            }
+            takeSpectra.append(ts)
+            accSpectra.append(as_)
+            let drop = min(hop, bufT.count)
+            bufT.removeFirst(drop)
+            bufA.removeFirst(min(drop, bufA.count))
+            if ended && bufT.isEmpty { break }
+        }
+        let frames = takeSpectra.count
+        var sAA = [Double](repeating: 0, count: bins)
+        for f in 0..<frames {
+            let a = accSpectra[f]
+            for k in 0..<bins { sAA[k] += Double(a[2 * k] * a[2 * k] + a[2 * k + 1] * a[2 * k + 1]) }
+        }
+        let meanAA = sAA.reduce(0, +) / Double(bins)
+        guard meanAA > 1e-12 else {
+            throw PitchError.noAudio("\(accompaniment): the accompaniment is silent; nothing to cancel")
+        }
+        let lambda = c.regularization * meanAA
+        var hRe = [Double](repeating: 0, count: bins), hIm = [Double](repeating: 0, count: bins)
+        var weights = [[Float]](repeating: [Float](repeating: 1, count: bins), count: frames)
+        var meanWeight = 1.0
+        for iteration in 0...c.reweightingIterations {
+            if iteration > 0 {
+                // Residual power per (frame, bin) → weights.
+                var total = 0.0
+                for f in 0..<frames {
+                    let t = takeSpectra[f], a = accSpectra[f]
+                    for k in 0..<bins {
+                        let rr = Double(t[2 * k]) - (hRe[k] * Double(a[2 * k]) - hIm[k] * Double(a[2 * k + 1]))
+                        let ri = Double(t[2 * k + 1]) - (hRe[k] * Double(a[2 * k + 1]) + hIm[k] * Double(a[2 * k]))
+                        let r = rr * rr + ri * ri
+                        weights[f][k] = Float(r)
+                        total += r
+                    }
+                }
+                let floor = 1e-3 * total / Double(frames * bins)
+                var wsum = 0.0
+                for f in 0..<frames {
+                    for k in 0..<bins {
+                        let w = 1 / (Double(weights[f][k]) + floor)
+                        weights[f][k] = Float(w)
+                        wsum += w
+                    }
+                }
+                meanWeight = wsum / Double(frames * bins)
+            }
+            var numRe = [Double](repeating: 0, count: bins), numIm = [Double](repeating: 0, count: bins), den = [Double](repeating: 0, count: bins)
+            for f in 0..<frames {
+                let t = takeSpectra[f], a = accSpectra[f], w = weights[f]
+                for k in 0..<bins {
+                    let wk = Double(w[k])
+                    let (xr, xi, yr, yi) = (Double(t[2 * k]), Double(t[2 * k + 1]), Double(a[2 * k]), Double(a[2 * k + 1]))
+                    numRe[k] += wk * (xr * yr + xi * yi)
+                    numIm[k] += wk * (xi * yr - xr * yi)
+                    den[k] += wk * (yr * yr + yi * yi)
+                }
+            }
+            // λ scaled like the weights, so the loading keeps its relative size across iterations.
+            let load = lambda * meanWeight
+            for k in 0..<bins {
+                hRe[k] = numRe[k] / (den[k] + load)
+                hIm[k] = numIm[k] / (den[k] + load)
+            }
+        }
+        hRe[0] = 0
+        hIm[0] = 0
+        var echoPower = 0.0
+        for k in 0..<bins { echoPower += (hRe[k] * hRe[k] + hIm[k] * hIm[k]) * sAA[k] }
+        var h: [Float] = []
+        fft.inverse(re: hRe.map { Float($0) }, im: hIm.map { Float($0) }, into: &h)
+        // Latency: the first arrival. The strongest tap is often a reflection (the direct sound was
+        // ~0.5-0.6 of the strongest reflection in the shared scenes), so take the earliest lag within
+        // 40 ms before the peak that reaches 35 % of it.
+        let minLag = Int(c.minLatencyMs * rate / 1000)
+        var peak = minLag
+        for k in minLag...maxLag where abs(h[k]) > abs(h[peak]) { peak = k }
+        let level = 0.35 * abs(h[peak])
+        var local = peak
+        for k in Swift.stride(from: peak, through: max(minLag, peak - Int(0.04 * rate)), by: -1) where abs(h[k]) >= level { local = k }
+        // Climb to that arrival's own peak, and interpolate it.
+        while local + 1 <= peak && abs(h[local + 1]) > abs(h[local]) { local += 1 }
+        var frac = 0.0
+        if local > 0 && local + 1 < h.count {
+            let y0 = Double(abs(h[local - 1])), y1 = Double(abs(h[local])), y2 = Double(abs(h[local + 1]))
+            let den = y0 - 2 * y1 + y2
+            if den < 0 { frac = max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) }
+        }
+        let latency = (Double(local) + frac) / rate * 1000
+        let offset = max(0, local - pre)
+        let taps = (0..<m).map { offset + $0 < h.count ? h[offset + $0] : 0 }
+        let gain = (echoPower / sAA.reduce(0, +)).squareRoot()
+        return EchoPath(rate: rate, offset: offset, taps: taps, latencyMs: latency, gain: gain)
+    }
+}
+
+/// Streaming convolution of the accompaniment with the echo path (overlap-save with FFTs).
+final class EchoConvolver {
+    let path: EchoPath
+    let fft: RealFFT
+    let hr: [Float], hi: [Float]
+    let block: Int
+    /// Accompaniment history: the last offset + taps − 1 samples before the current block.
+    var history: [Float]
+
+    init(_ path: EchoPath) {
+        self.path = path
+        let m = path.taps.count
+        block = max(4096, RealFFT.goodSize(atLeast: m))
+        fft = RealFFT(size: RealFFT.goodSize(atLeast: block + m + path.offset))
+        var r: [Float] = [], i: [Float] = []
+        fft.forward(path.taps.map { $0 }, re: &r, im: &i)
+        hr = r
+        hi = i
+        history = [Float](repeating: 0, count: path.offset + m - 1)
+    }
+
+    /// echo[n] = Σ_k h[k]·a[n − offset − k] for the samples of `a` (continuing the previous calls).
+    func process(_ a: [Float]) -> [Float] {
+        var out: [Float] = []
+        out.reserveCapacity(a.count)
+        var i = 0
+        let m = path.taps.count, off = path.offset
+        var xr: [Float] = [], xi: [Float] = [], y: [Float] = []
+        var pr = [Float](repeating: 0, count: fft.bins), pi = [Float](repeating: 0, count: fft.bins)
+        while i < a.count {
+            let n = min(block, a.count - i)
+            // Segment: history (off + m − 1) followed by the new samples, shifted so index 0 is a[i − off − m + 1].
+            let segment = history + a[i..<(i + n)]
+            segment.withUnsafeBufferPointer { fft.forward($0, re: &xr, im: &xi) }
+            for k in 0..<fft.bins {
+                pr[k] = xr[k] * hr[k] - xi[k] * hi[k]
+                pi[k] = xr[k] * hi[k] + xi[k] * hr[k]
+            }
+            fft.inverse(re: pr, im: pi, into: &y)
+            // Linear convolution sample for output n' sits at segment index (off + m − 1) + n' , using
+            // taps over segment indices n' + (m − 1) … n' : take y[(m − 1) + n'] and shift by off.
+            for j in 0..<n { out.append(y[m - 1 + j]) }
+            let keep = off + m - 1
+            let all = segment
+            history = Array(all[(all.count - keep)...])
+            i += n
+        }
+        return out
     }
 }
