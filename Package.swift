@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "KTVLyrics", targets: ["KTVLyrics"]),
         .library(name: "KTVAudio", targets: ["KTVAudio"]),
         .library(name: "KTVPitch", targets: ["KTVPitch"]),
+        .library(name: "KTVSync", targets: ["KTVSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,19 +32,22 @@ let package = Package(
         .target(name: "KTVPitch", dependencies: ["KTVCore", "KTVAudio"]),
         // Generated test signals with known truth (tests, benchmarks, the demo fixture).
         .target(name: "KTVSynth", dependencies: ["KTVCore"]),
+        // Chorus sync: progress-log reader, vendor rules, replay analysis, room simulator.
+        .target(name: "KTVSync", dependencies: ["KTVCore", "KTVLyrics"]),
 
         .executableTarget(
             name: "ktv",
             dependencies: [
-                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch",
+                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVSynth"]),
+        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVSynth", "KTVSync"]),
 
         .testTarget(name: "KTVCoreTests", dependencies: ["KTVCore"]),
         .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),
         .testTarget(name: "KTVPitchTests", dependencies: ["KTVPitch", "KTVAudio", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVAudioTests", dependencies: ["KTVAudio", "KTVCore", "KTVSynth"]),
-        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth"]),
+        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync"]),
+        .testTarget(name: "KTVSyncTests", dependencies: ["KTVSync", "KTVLyrics", "KTVCore"]),
     ]
 )

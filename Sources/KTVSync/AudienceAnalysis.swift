@@ -1,0 +1,78 @@
+import KTVLyrics
+
+/// What the audience sees: how far the progress they are sent lags the lead, and, with lyrics,
+/// how often that shows a line (or word) other than the one the lead is singing.
+enum AudienceAnalysis {
+    static func analyze(_ devices: [DeviceLog], roles: [RoleTimeline], timelines: [PositionTimeline],
+                        leadAt: (Int) -> Int?, configuration c: ReplayConfiguration) -> [AudienceReport] {
+        var out: [AudienceReport] = []
+        let lineStarts = c.lyrics.map { $0.lines.map(\.startMs).sorted() }
+        let wordStarts = c.lyrics.map { $0.lines.flatMap { $0.words.map(\.startMs) }.sorted() }
+        for (d, dev) in devices.enumerated() where dev.hasNTP {
+            // (local NTP of the recv, position carried)
+            var received: [(ntp: Int, pos: Int)] = []
+            var lags: [Double] = []
+            for e in dev.events {
+                guard case let .recv(_, _, m) = e.body, roles[d].role(at: e.ntpMs) == .audience else { continue }
+                let carried: Int
+                switch m {
+                case let .progress(rp):
+                    guard rp.state == nil || rp.state == .playing else { continue }
+                    carried = rp.positionMs
+                case let .display(p): carried = p
+                default: continue
+                }
+                received.append((e.ntpMs, carried))
+                if let lead = leadAt(e.ntpMs), lead != d, let lp = timelines[lead].position(at: e.ntpMs) {
+                    lags.append(lp - Double(carried))
+                }
+            }
+            guard !received.isEmpty else { continue }
+            let sorted = lags.sorted()
+            var report = AudienceReport(device: dev.name, samples: lags.count, lagMedianMs: Stats.median(sorted),
+                                        lagP95Ms: Stats.percentile(sorted, 0.95), wrongLineShare: nil, wrongWordShare: nil)
+            if let lineStarts, let wordStarts {
+                let shares = wrongShares(received, lineStarts: lineStarts, wordStarts: wordStarts, self: d,
+                                         timelines: timelines, leadAt: leadAt, configuration: c)
+                report.wrongLineShare = shares.line
+                report.wrongWordShare = wordStarts.isEmpty ? nil : shares.word
+            }
+            out.append(report)
+        }
+        return out
+    }
+
+    /// Index of the last start at or before `pos` (-1 before the first): the line or word shown.
+    static func index(_ starts: [Int], _ pos: Int) -> Int {
+        var lo = 0, hi = starts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if starts[mid] <= pos { lo = mid + 1 } else { hi = mid }
+        }
+        return lo - 1
+    }
+
+    /// On a fixed grid: the audience shows the last received position moved on by the time since
+    /// (as the apps extrapolate), up to the staleness limit; the truth is the lead's position.
+    static func wrongShares(_ received: [(ntp: Int, pos: Int)], lineStarts: [Int], wordStarts: [Int], self d: Int,
+                            timelines: [PositionTimeline], leadAt: (Int) -> Int?, configuration c: ReplayConfiguration) -> (line: Double?, word: Double?) {
+        guard let first = received.first?.ntp, let last = received.last?.ntp else { return (nil, nil) }
+        var k = 0
+        var total = 0, wrongLine = 0, wrongWord = 0
+        var t = first
+        while t <= last + c.displayStalenessMs {
+            while k + 1 < received.count, received[k + 1].ntp <= t { k += 1 }
+            let age = t - received[k].ntp
+            if age >= 0, age <= c.displayStalenessMs, let lead = leadAt(t), lead != d, let lp = timelines[lead].position(at: t) {
+                let shown = received[k].pos + age
+                let truth = Int(lp.rounded())
+                total += 1
+                if index(lineStarts, shown) != index(lineStarts, truth) { wrongLine += 1 }
+                if index(wordStarts, shown) != index(wordStarts, truth) { wrongWord += 1 }
+            }
+            t += c.displayGridMs
+        }
+        guard total > 0 else { return (nil, nil) }
+        return (Double(wrongLine) / Double(total), Double(wrongWord) / Double(total))
+    }
+}

@@ -1,0 +1,34 @@
+/// Errors of the sync module. Each message names where the problem is and how to fix it.
+public enum SyncError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// A log line that is not a valid event: the file, the 1-based line, the field (nil when the
+    /// line is not JSON at all) and what is wrong with it.
+    case malformedLog(file: String, line: Int, field: String?, detail: String)
+    /// A log or scenario file that cannot be read.
+    case cannotRead(path: String, reason: String)
+    /// A scenario (built-in name or JSON file) that cannot be used.
+    case badScenario(detail: String)
+    /// A configuration value out of range (the CLI validates first; library callers may not).
+    case invalidConfiguration(detail: String)
+
+    public var description: String {
+        switch self {
+        case let .malformedLog(file, line, field, detail):
+            if let field { return "\(file):\(line): field `\(field)`: \(detail)" }
+            return "\(file):\(line): \(detail)"
+        case let .cannotRead(path, reason):
+            return "\(path): cannot read: \(reason)"
+        case let .badScenario(detail):
+            return "scenario: \(detail)"
+        case let .invalidConfiguration(detail):
+            return detail
+        }
+    }
+
+    /// True for the errors that mean bad input data (exit 65) rather than I/O (74) or usage (64).
+    public var isDataError: Bool {
+        switch self {
+        case .malformedLog, .badScenario: return true
+        case .cannotRead, .invalidConfiguration: return false
+        }
+    }
+}

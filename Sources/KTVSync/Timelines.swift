@@ -1,0 +1,177 @@
+/// Positions and roles over NTP time, and the order statistics the report uses.
+
+/// Order statistics, defined once so the simulator's truth and replay compute them the same way.
+public enum Stats {
+    /// The middle value; the mean of the two middle values for an even count. `sorted` ascending.
+    public static func median(_ sorted: [Double]) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let n = sorted.count
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+    }
+
+    /// Nearest-rank percentile: the smallest value with at least `q` of the values at or below it.
+    public static func percentile(_ sorted: [Double], _ q: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((q * Double(sorted.count)).rounded(.up))
+        return sorted[min(sorted.count, max(1, rank)) - 1]
+    }
+
+    /// Summary of signed drift values: median of the values, p95 and max of their magnitudes,
+    /// and the share of magnitudes above `thresholdMs`.
+    public static func drift(_ values: [Double], thresholdMs: Double) -> DriftStats? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let abs = values.map { Swift.abs($0) }.sorted()
+        let over = abs.reduce(0) { $0 + ($1 > thresholdMs ? 1 : 0) }
+        return DriftStats(samples: values.count, medianMs: median(sorted)!, p95AbsMs: percentile(abs, 0.95)!,
+                          maxAbsMs: abs.last!, overThresholdShare: Double(over) / Double(values.count))
+    }
+}
+
+public struct DriftStats: Sendable, Equatable {
+    public var samples: Int
+    public var medianMs: Double
+    public var p95AbsMs: Double
+    public var maxAbsMs: Double
+    public var overThresholdShare: Double
+
+    public init(samples: Int, medianMs: Double, p95AbsMs: Double, maxAbsMs: Double, overThresholdShare: Double) {
+        self.samples = samples
+        self.medianMs = medianMs
+        self.p95AbsMs = p95AbsMs
+        self.maxAbsMs = maxAbsMs
+        self.overThresholdShare = overThresholdShare
+    }
+}
+
+/// Who a device is over time, from its `role` events (before the first one, its first role).
+struct RoleTimeline {
+    var changes: [(ntp: Int, role: DeviceRole)] = []
+    var inferred: DeviceRole?
+
+    func role(at ntp: Int) -> DeviceRole? {
+        guard let first = changes.first else { return inferred }
+        if ntp < first.ntp { return first.role }
+        var lo = 0, hi = changes.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if changes[mid].ntp <= ntp { lo = mid } else { hi = mid - 1 }
+        }
+        return changes[lo].role
+    }
+
+    var everLead: Bool { changes.isEmpty ? inferred == .lead : changes.contains { $0.role == .lead } }
+    var mainRole: DeviceRole? { changes.last?.role ?? inferred }
+}
+
+/// A player's position as a function of NTP time, from its `playing` progress callbacks.
+///
+/// Callbacks are grouped into segments that end at every seek, command, non-playing callback or
+/// backward jump: the position is interpolated linearly inside a segment, never across its ends,
+/// and extrapolated at the nominal rate (1 ms per ms) at most `maxExtrapolationMs` past a callback.
+struct PositionTimeline {
+    var ntp: [Int] = []
+    var pos: [Int] = []
+    struct Segment { var startNtp: Int; var endNtp: Int; var first: Int; var last: Int }
+    var segments: [Segment] = []
+    let maxExtrapolationMs: Int
+
+    init(_ events: [LogEvent], maxExtrapolationMs: Int) {
+        self.maxExtrapolationMs = maxExtrapolationMs
+        var open = false
+        var boundaryNtp: Int?  // when the next segment may begin (a seek or play), if known
+        func close(at end: Int) {
+            if open {
+                segments[segments.count - 1].endNtp = max(end, segments[segments.count - 1].endNtp)
+                open = false
+            }
+        }
+        for e in events {
+            switch e.body {
+            case let .progress(p, state, _):
+                guard state == .playing else { close(at: e.ntpMs); boundaryNtp = nil; continue }
+                if open, let lastPos = pos.last, p < lastPos {
+                    // A backward jump without a seek: the player glitched; do not interpolate across it.
+                    close(at: e.ntpMs)
+                    boundaryNtp = e.ntpMs
+                }
+                if !open {
+                    let start = min(boundaryNtp ?? e.ntpMs, e.ntpMs)
+                    segments.append(Segment(startNtp: start, endNtp: e.ntpMs + maxExtrapolationMs, first: ntp.count, last: ntp.count))
+                    open = true
+                    boundaryNtp = nil
+                }
+                ntp.append(e.ntpMs)
+                pos.append(p)
+                segments[segments.count - 1].last = ntp.count - 1
+                segments[segments.count - 1].endNtp = e.ntpMs + maxExtrapolationMs
+            case .seek, .command:
+                if open {
+                    segments[segments.count - 1].endNtp = e.ntpMs
+                    open = false
+                }
+                if case .command(let c) = e.body, c == .pause || c == .stop { boundaryNtp = nil } else { boundaryNtp = e.ntpMs }
+            default:
+                break
+            }
+        }
+        // Segments must not overlap in time: a segment ends no later than the next one starts.
+        for k in segments.indices.dropLast() where segments[k].endNtp > segments[k + 1].startNtp {
+            segments[k].endNtp = segments[k + 1].startNtp
+        }
+    }
+
+    var isEmpty: Bool { ntp.isEmpty }
+
+    /// The position at `t`, or nil when the player was not known to be playing then.
+    func position(at t: Int) -> Double? {
+        guard !segments.isEmpty else { return nil }
+        // The last segment starting at or before t.
+        var lo = 0, hi = segments.count - 1
+        if segments[0].startNtp > t { return nil }
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if segments[mid].startNtp <= t { lo = mid } else { hi = mid - 1 }
+        }
+        let s = segments[lo]
+        guard t <= s.endNtp else { return nil }
+        // The last callback at or before t inside the segment.
+        var a = s.first, b = s.last
+        if ntp[a] > t {
+            let before = ntp[a] - t
+            return before <= maxExtrapolationMs ? Double(pos[a] - before) : nil
+        }
+        while a < b {
+            let mid = (a + b + 1) / 2
+            if ntp[mid] <= t { a = mid } else { b = mid - 1 }
+        }
+        if a < s.last {
+            let t0 = ntp[a], t1 = ntp[a + 1]
+            if t1 == t0 { return Double(pos[a + 1]) }
+            return Double(pos[a]) + Double(pos[a + 1] - pos[a]) * Double(t - t0) / Double(t1 - t0)
+        }
+        let after = t - ntp[a]
+        return after <= maxExtrapolationMs ? Double(pos[a] + after) : nil
+    }
+
+    /// Whether the player logged at least `count` playing callbacks strictly between a and b.
+    func callbacks(between a: Int, and b: Int) -> Int {
+        func firstAfter(_ x: Int) -> Int {
+            var lo = 0, hi = ntp.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if ntp[mid] <= x { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        func firstAtOrAfter(_ x: Int) -> Int {
+            var lo = 0, hi = ntp.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if ntp[mid] < x { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        return max(0, firstAtOrAfter(b) - firstAfter(a))
+    }
+}
