@@ -230,17 +230,17 @@ public struct Scenario: Sendable {
     static func demo() -> Scenario {
         var s = zego(faults: true)
         s.name = "demo"
-        s.roomMs = 45_000
-        s.devices[1].headphoneLags = [Lag(atMs: 12_000, lagMs: 110)]
-        s.devices[2].joinMs = 8_000
-        s.devices[2].headphoneLags = [Lag(atMs: 24_000, lagMs: 150)]
-        s.devices[2].callbackStalls = [Span(atMs: 33_000, durationMs: 400)]
-        s.pauses = [Span(atMs: 17_000, durationMs: 2_000)]
+        s.roomMs = 36_000
+        s.devices[1].headphoneLags = [Lag(atMs: 10_000, lagMs: 110)]
+        s.devices[2].joinMs = 6_000
+        s.devices[2].headphoneLags = [Lag(atMs: 20_000, lagMs: 150)]
+        s.devices[2].callbackStalls = [Span(atMs: 24_000, durationMs: 400)]
+        s.pauses = [Span(atMs: 14_000, durationMs: 2_000)]
         s.faults = [
-            Fault(kind: .missedSeek, device: "B", atMs: 12_000),
-            Fault(kind: .wrongTarget, device: "C", atMs: 24_000, offsetMs: -120),
-            Fault(kind: .spuriousSeek, device: "B", atMs: 30_000, offsetMs: -150),
-            Fault(kind: .lostMessages, device: "C", atMs: 37_000, durationMs: 3_000),
+            Fault(kind: .missedSeek, device: "B", atMs: 10_000),
+            Fault(kind: .wrongTarget, device: "C", atMs: 20_000, offsetMs: -120),
+            Fault(kind: .spuriousSeek, device: "B", atMs: 26_000, offsetMs: -150),
+            Fault(kind: .lostMessages, device: "C", atMs: 30_000, durationMs: 3_000),
         ]
         return s
     }
