@@ -48,6 +48,10 @@ demo: release
 	@mkdir -p $(DEMO_OUT)
 	@$(KTV_RELEASE) split fixtures/audio/demo-dualmono.flac --vocals --out-dir $(DEMO_OUT)/split
 	@cat $(DEMO_OUT)/split/split.json
+	@echo
+	@echo "== ktv replay fixtures/replay/demo.jsonl --svg $(DEMO_OUT)/replay-drift.svg (findings expected: the room has injected faults)"
+	-@$(KTV_RELEASE) replay fixtures/replay/demo.jsonl --svg $(DEMO_OUT)/replay-drift.svg --csv $(DEMO_OUT)/replay-drift.csv
+	@echo "wrote $(DEMO_OUT)/replay-drift.svg (drift per singer, seeks colored by verdict) and $(DEMO_OUT)/replay-drift.csv"
 
 ## bench: performance targets (release build)
 bench:
@@ -55,6 +59,7 @@ bench:
 	$(SWIFT) build -c release --product ktv-bench
 	.build/release/ktv-bench lyrics-validate --files 10000 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench split --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE)
+	.build/release/ktv-bench replay --hours 3 --ktv $(KTV_RELEASE)
 
 clean:
 	rm -rf .build

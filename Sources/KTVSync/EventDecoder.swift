@@ -223,13 +223,22 @@ struct EventDecoder {
             return p
         }
 
-        let kindName = try text(kindR, "kind")
+        // The common kinds are recognized from the raw bytes; a String is made only for the rest.
+        let kindName: String
+        if s.keyEquals(kindR, "progress") { kindName = "progress" }
+        else if s.keyEquals(kindR, "recv") { kindName = "recv" }
+        else if s.keyEquals(kindR, "send") { kindName = "send" }
+        else { kindName = try text(kindR, "kind") }
         switch kindName {
         case "progress":
             guard let position else { throw malformed("position", "missing; a progress event carries the player position in ms") }
             guard let state else { throw malformed("state", "missing; use playing, paused or stopped") }
-            let stName = try text(state, "state")
-            guard let st = PlayerState(rawValue: stName) else { throw malformed("state", "unknown state `\(stName)`; use playing, paused or stopped") }
+            let st: PlayerState
+            if s.keyEquals(state, "playing") { st = .playing } else {
+                let stName = try text(state, "state")
+                guard let other = PlayerState(rawValue: stName) else { throw malformed("state", "unknown state `\(stName)`; use playing, paused or stopped") }
+                st = other
+            }
             let pos = try ms(position, "position")
             if pos < 0 { throw malformed("position", "\(pos) is negative; a player position is 0 or more") }
             if ntpMs == nil { notes.add("ntp-inferred", key: "progress", file: fileName, line: line, "a progress event has no `ntp`; its NTP time is inferred from `at`") }
@@ -366,13 +375,13 @@ struct EventDecoder {
     /// The normalized message, or an error naming `message.<key>` when a payload the rules use lacks a number.
     private mutating func normalize(_ p: SyncProtocol, _ f: MessageFields, fileName: String, line: Int) throws(SyncError) -> SyncMessage {
         func need(_ k: MKey, _ what: String) throws(SyncError) -> Int {
-            let field = "message.\(Self.name(k))"
+            func field() -> String { "message.\(Self.name(k))" }
             if f.bad & (1 << UInt32(k.rawValue)) != 0 {
-                throw .malformedLog(file: fileName, line: line, field: field, detail: "must be a number (\(what))")
+                throw .malformedLog(file: fileName, line: line, field: field(), detail: "must be a number (\(what))")
             }
             let v = f.numbers[k.rawValue]
-            if v.isNaN { throw .malformedLog(file: fileName, line: line, field: field, detail: "missing (\(what))") }
-            guard abs(v) < 9e15 else { throw .malformedLog(file: fileName, line: line, field: field, detail: "\(v) is out of range") }
+            if v.isNaN { throw .malformedLog(file: fileName, line: line, field: field(), detail: "missing (\(what))") }
+            guard abs(v) < 9e15 else { throw .malformedLog(file: fileName, line: line, field: field(), detail: "\(v) is out of range") }
             return Int(v.rounded())
         }
         func opt(_ k: MKey) -> Int? {

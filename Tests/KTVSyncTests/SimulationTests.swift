@@ -24,7 +24,8 @@ import KTVCore
             let diff = try #require(p.maxDifferenceMs)
             #expect(diff <= 2, "\(p.lead) → \(p.follower): replay \(String(describing: p.replay)) vs truth \(p.truth)")
             #expect(p.replay?.samples == p.truth.samples)
-            #expect(abs((p.replay?.overThresholdShare ?? -1) - p.truth.overThresholdShare) <= 0.005)
+            // Samples within a millisecond of the threshold may land on either side of it.
+            #expect(abs((p.replay?.overThresholdShare ?? -1) - p.truth.overThresholdShare) <= 0.02)
         }
         #expect(t.audience.count == 1)
         for a in t.audience { #expect(abs((a.replayLagMedianMs ?? .infinity) - a.truthLagMedianMs) <= 2) }
@@ -88,6 +89,17 @@ import KTVCore
         // The faulty verdicts are the faults' own decisions.
         let bad = r.decisions.filter { $0.verdict != .ok }
         #expect(Set(bad.map(\.ntpMs)) == Set(t.faults.filter { $0.fault != "lost_messages" }.map(\.ntpMs)))
+    }
+
+    /// Other seeds (network jitter, callback timing) change every number but not the outcome.
+    @Test(arguments: ["zego-faults", "agora-faults", "tencent-faults"], [2, 3, 4] as [UInt64])
+    func otherSeeds(_ name: String, _ seed: UInt64) throws {
+        var s = Scenario.builtIn(name)!
+        s.seed = seed
+        let (_, r) = try replay(s)
+        try checkAgainstTruth(r, rules: s.rules)
+        #expect([r.count(.missing), r.count(.wrongTarget), r.count(.unexpected)] == [1, 1, 1])
+        #expect(r.truth?.faults.allSatisfy { $0.foundAs != nil } == true)
     }
 
     @Test func clockErrorsShiftTheAudibleDriftByTheirDifference() throws {
