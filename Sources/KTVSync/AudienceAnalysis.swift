@@ -54,23 +54,30 @@ enum AudienceAnalysis {
 
     /// On a fixed grid: the audience shows the last received position moved on by the time since
     /// (as the apps extrapolate), up to the staleness limit; the truth is the lead's position.
+    /// The grid is walked message by message, so the work is bounded by the number of messages
+    /// whatever their time stamps.
     static func wrongShares(_ received: [(ntp: Int, pos: Int)], lineStarts: [Int], wordStarts: [Int], self d: Int,
                             timelines: [PositionTimeline], leadAt: (Int) -> Int?, configuration c: ReplayConfiguration) -> (line: Double?, word: Double?) {
-        guard let first = received.first?.ntp, let last = received.last?.ntp else { return (nil, nil) }
-        var k = 0
+        guard let first = received.first?.ntp else { return (nil, nil) }
         var total = 0, wrongLine = 0, wrongWord = 0
-        var t = first
-        while t <= last + c.displayStalenessMs {
-            while k + 1 < received.count, received[k + 1].ntp <= t { k += 1 }
-            let age = t - received[k].ntp
-            if age >= 0, age <= c.displayStalenessMs, let lead = leadAt(t), lead != d, let lp = timelines[lead].position(at: t) {
-                let shown = received[k].pos + age
-                let truth = Int(lp.rounded())
-                total += 1
-                if index(lineStarts, shown) != index(lineStarts, truth) { wrongLine += 1 }
-                if index(wordStarts, shown) != index(wordStarts, truth) { wrongWord += 1 }
+        let step = c.displayGridMs
+        // Grid points are first + j·step; message k covers [its time, next time) up to the staleness limit.
+        for k in received.indices {
+            let r = received[k]
+            let until = min(k + 1 < received.count ? received[k + 1].ntp - 1 : Int.max, r.ntp + c.displayStalenessMs)
+            guard until >= r.ntp else { continue }
+            // First grid point at or after the message.
+            var t = first + ((r.ntp - first + step - 1) / step) * step
+            while t <= until {
+                if let lead = leadAt(t), lead != d, let lp = timelines[lead].position(at: t) {
+                    let shown = r.pos + (t - r.ntp)
+                    let truth = Int(lp.rounded())
+                    total += 1
+                    if index(lineStarts, shown) != index(lineStarts, truth) { wrongLine += 1 }
+                    if index(wordStarts, shown) != index(wordStarts, truth) { wrongWord += 1 }
+                }
+                t += step
             }
-            t += c.displayGridMs
         }
         guard total > 0 else { return (nil, nil) }
         return (Double(wrongLine) / Double(total), Double(wrongWord) / Double(total))

@@ -72,7 +72,7 @@ public enum DriftSVG {
         // Time ticks shared by every panel.
         let span = Double(t1 - t0) / 1000
         let steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200]
-        let step = steps.first { span / Double($0) <= 12 } ?? 7200
+        let step = steps.first { span / Double($0) <= 12 } ?? max(7200, Int((span / 12 / 3600).rounded(.up)) * 3600)
 
         for (k, p) in pairs.enumerated() {
             let py = top + Double(k) * (panelHeight + gapBetween)

@@ -6,23 +6,26 @@ struct DeviceInterner {
     private var keys: [[UInt8]] = []
     private var last = -1
 
+    private var index: [String: Int] = [:]
+
     mutating func id(_ s: JSONScanner, _ r: (start: Int, end: Int, escaped: Bool)) throws(ScanError) -> Int {
         if r.escaped { return id(named: try s.makeString(r)) }
         let n = r.end - r.start
-        // Lines usually alternate between a few devices: try the last one first, then all.
+        // Lines usually alternate between a few devices: try the last one, then a short scan
+        // without allocating; a log with many names goes through the dictionary.
         if last >= 0, equal(keys[last], s, r.start, n) { return last }
-        for k in 0..<keys.count where equal(keys[k], s, r.start, n) { last = k; return k }
-        let bytes = Array(UnsafeBufferPointer(rebasing: s.p[r.start..<r.end]))
-        names.append(String(decoding: bytes, as: UTF8.self))
-        keys.append(bytes)
-        last = keys.count - 1
+        if keys.count <= 16 {
+            for k in 0..<keys.count where equal(keys[k], s, r.start, n) { last = k; return k }
+        }
+        last = id(named: String(decoding: UnsafeBufferPointer(rebasing: s.p[r.start..<r.end]), as: UTF8.self))
         return last
     }
 
     mutating func id(named name: String) -> Int {
-        if let k = names.firstIndex(of: name) { return k }
+        if let k = index[name] { return k }
         names.append(name)
         keys.append(Array(name.utf8))
+        index[name] = names.count - 1
         return names.count - 1
     }
 
@@ -193,7 +196,11 @@ struct EventDecoder {
         }
 
         func ms(_ n: ScannedNumber, _ field: String) throws(SyncError) -> Int {
-            if let v = n.integer { return v }
+            // Bounded well inside Int so that sums and differences of times cannot overflow.
+            if let v = n.integer {
+                guard v > -9_000_000_000_000_000, v < 9_000_000_000_000_000 else { throw malformed(field, "\(v) is out of range for milliseconds") }
+                return v
+            }
             guard n.double.isFinite, abs(n.double) < 9e15 else { throw malformed(field, "\(n.double) is out of range for milliseconds") }
             return Int(n.double.rounded())
         }

@@ -42,8 +42,8 @@ public enum Replay {
         }
 
         let timelines = devices.map { PositionTimeline($0.hasNTP ? $0.events : [], maxExtrapolationMs: c.maxExtrapolationMs) }
-        let leadCandidates = devices.indices.filter { roles[$0].everLead && devices[$0].hasNTP }
-        func leadAt(_ t: Int) -> Int? { leadCandidates.first { roles[$0].role(at: t) == .lead } }
+        let leads = LeadTimeline(roles: roles, usable: devices.map(\.hasNTP))
+        func leadAt(_ t: Int) -> Int? { leads.lead(at: t) }
 
         // Drift of every chorus device against the lead, at the chorus device's playing callbacks.
         var pairIndex: [Int: Int] = [:]  // lead * count + follower → pairs index
@@ -197,34 +197,33 @@ public enum Replay {
     }
 
     /// For every `schedule`: when the player really started, taken back from its first playing
-    /// callback (`ntp − (position − where it was seeked to)`).
+    /// callback after it (`ntp − (position − where it was seeked to since its last playing callback)`).
+    /// One pass per device, so a log full of schedules stays linear.
     static func scheduledStarts(_ devices: [DeviceLog]) -> [StartReport] {
         var out: [StartReport] = []
         for dev in devices where dev.hasNTP {
-            let ev = dev.events
-            for (k, e) in ev.enumerated() {
-                guard case let .schedule(s) = e.body else { continue }
-                var started: Int?
-                var j = k + 1
-                while j < ev.count {
-                    if case .schedule = ev[j].body { break }
-                    if case let .progress(p, .playing, _) = ev[j].body {
-                        var base = 0
-                        var b = j - 1
-                        while b >= 0 {
-                            if case let .seek(to) = ev[b].body { base = to; break }
-                            if ev[b].isPlayingProgress { break }
-                            b -= 1
-                        }
-                        started = ev[j].ntpMs - (p - base)
-                        break
-                    }
-                    j += 1
+            var open: Int?
+            var seekSincePlaying: Int?
+            for e in dev.events {
+                switch e.body {
+                case let .schedule(s):
+                    out.append(StartReport(device: dev.name, scheduledNtpMs: s, startedNtpMs: nil))
+                    open = out.count - 1
+                case let .seek(to):
+                    seekSincePlaying = to
+                case let .progress(p, .playing, _):
+                    if let k = open { out[k].startedNtpMs = e.ntpMs - (p - (seekSincePlaying ?? 0)) }
+                    open = nil
+                    seekSincePlaying = nil
+                default:
+                    break
                 }
-                out.append(StartReport(device: dev.name, scheduledNtpMs: s, startedNtpMs: started))
             }
         }
-        return out.sorted { $0.scheduledNtpMs != $1.scheduledNtpMs ? $0.scheduledNtpMs < $1.scheduledNtpMs : $0.device < $1.device }
+        return out.enumerated().sorted { a, b in
+            a.element.scheduledNtpMs != b.element.scheduledNtpMs ? a.element.scheduledNtpMs < b.element.scheduledNtpMs
+                : a.element.device != b.element.device ? a.element.device < b.element.device : a.offset < b.offset
+        }.map(\.element)
     }
 
     /// Stretches with no message from a sender that kept playing. Gaps are measured on the

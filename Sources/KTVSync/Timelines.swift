@@ -64,6 +64,77 @@ struct RoleTimeline {
     var mainRole: DeviceRole? { changes.last?.role ?? inferred }
 }
 
+/// Which device is the lead at each NTP time: of the devices whose role is `lead` then, the one
+/// listed first. Built in one sweep over the role changes (a heap keeps the lowest active device),
+/// so even a log that names thousands of leads is answered by binary search.
+struct LeadTimeline {
+    private var changes: [(ntp: Int, lead: Int?)] = []
+
+    init(roles: [RoleTimeline], usable: [Bool]) {
+        // (ntp, device, becomes lead?); Int.min for a device's role before its first change.
+        var transitions: [(ntp: Int, device: Int, lead: Bool)] = []
+        for (d, r) in roles.enumerated() where usable[d] {
+            if r.changes.isEmpty {
+                if r.inferred == .lead { transitions.append((Int.min, d, true)) }
+                continue
+            }
+            var isLead = r.changes[0].role == .lead
+            if isLead { transitions.append((Int.min, d, true)) }
+            for c in r.changes.dropFirst() where (c.role == .lead) != isLead {
+                isLead = c.role == .lead
+                transitions.append((c.ntp, d, isLead))
+            }
+        }
+        // Stable: a device's changes at the same time keep their order.
+        transitions = transitions.enumerated().sorted { a, b in
+            a.element.ntp != b.element.ntp ? a.element.ntp < b.element.ntp : a.offset < b.offset
+        }.map(\.element)
+        var active = Set<Int>()
+        var heap: [Int] = []  // min-heap of device indices, stale entries skipped lazily
+        func push(_ v: Int) {
+            heap.append(v)
+            var k = heap.count - 1
+            while k > 0, heap[(k - 1) / 2] > heap[k] { heap.swapAt(k, (k - 1) / 2); k = (k - 1) / 2 }
+        }
+        func popMin() {
+            heap.swapAt(0, heap.count - 1)
+            heap.removeLast()
+            var k = 0
+            while true {
+                let l = 2 * k + 1, r = l + 1
+                var m = k
+                if l < heap.count, heap[l] < heap[m] { m = l }
+                if r < heap.count, heap[r] < heap[m] { m = r }
+                if m == k { break }
+                heap.swapAt(k, m)
+                k = m
+            }
+        }
+        var i = 0
+        while i < transitions.count {
+            let t = transitions[i].ntp
+            while i < transitions.count, transitions[i].ntp == t {
+                let x = transitions[i]
+                if x.lead { if active.insert(x.device).inserted { push(x.device) } } else { active.remove(x.device) }
+                i += 1
+            }
+            while let top = heap.first, !active.contains(top) { popMin() }
+            let current = heap.first
+            if changes.last.map({ $0.lead != current }) ?? true { changes.append((t, current)) }
+        }
+    }
+
+    func lead(at t: Int) -> Int? {
+        guard !changes.isEmpty, changes[0].ntp <= t else { return nil }
+        var lo = 0, hi = changes.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if changes[mid].ntp <= t { lo = mid } else { hi = mid - 1 }
+        }
+        return changes[lo].lead
+    }
+}
+
 /// A player's position as a function of NTP time, from its `playing` progress callbacks.
 ///
 /// Callbacks are grouped into segments that end at every seek, command, non-playing callback or

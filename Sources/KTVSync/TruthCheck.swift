@@ -3,6 +3,12 @@ import KTVCore
 /// Compares a report with the simulator's `truth` events (docs/progress-log.md, "Truth events"):
 /// the decisions it made, the faults it injected, and its exact drift and lag statistics.
 enum TruthChecker {
+    /// A truth number as milliseconds; nil when it is not one (truth objects are free-form input).
+    static func ms(_ v: JSONValue?) -> Int? {
+        guard let d = v?.number, d.isFinite, abs(d) < 9e15 else { return nil }
+        return Int(d.rounded())
+    }
+
     static func check(_ truths: [TruthRecord], report: ReplayReport) -> TruthCheck {
         var scenario: String?
         var truthDecisions: [(device: String, ntp: Int, rule: String, expected: Int?, verdict: String)] = []
@@ -18,10 +24,10 @@ enum TruthChecker {
                 scenario = v["name"]?.string
             case "decision"?:
                 guard let ntp = t.ntpMs, let rule = v["rule"]?.string, let verdict = v["verdict"]?.string else { continue }
-                truthDecisions.append((t.device, ntp, rule, v["expected_ms"]?.number.map { Int($0) }, verdict))
+                truthDecisions.append((t.device, ntp, rule, ms(v["expected_ms"]), verdict))
             case "fault"?:
                 guard let ntp = t.ntpMs, let kind = v["fault"]?.string else { continue }
-                let end = v["end_ntp"]?.number.map { NTPTime.unixMs(Int($0)) } ?? ntp
+                let end = ms(v["end_ntp"]).map(NTPTime.unixMs) ?? ntp
                 var found: String?
                 var timeError: Int?
                 switch kind {
@@ -41,7 +47,7 @@ enum TruthChecker {
                 faults.append(.init(device: t.device, fault: kind, ntpMs: ntp, foundAs: found, timeErrorMs: timeError))
             case "drift"?:
                 guard let lead = v["lead"]?.string, let follower = v["follower"]?.string,
-                      let n = v["samples"]?.number, let med = v["median_ms"]?.number, let p95 = v["p95_abs_ms"]?.number,
+                      let n = ms(v["samples"]), let med = v["median_ms"]?.number, let p95 = v["p95_abs_ms"]?.number,
                       let mx = v["max_abs_ms"]?.number else { continue }
                 let share = v["over_threshold_share"]?.number ?? 0
                 let truth = DriftStats(samples: Int(n), medianMs: med, p95AbsMs: p95, maxAbsMs: mx, overThresholdShare: share)
@@ -53,8 +59,8 @@ enum TruthChecker {
                 audience.append(.init(device: t.device, truthLagMedianMs: med,
                                       replayLagMedianMs: report.audience.first { $0.device == t.device }?.lagMedianMs))
             case "start"?:
-                guard let err = v["error_ms"]?.number, let sched = v["scheduled_ntp"]?.number else { continue }
-                let s = NTPTime.unixMs(Int(sched))
+                guard let err = v["error_ms"]?.number, err.isFinite, let sched = ms(v["scheduled_ntp"]) else { continue }
+                let s = NTPTime.unixMs(sched)
                 let r = report.starts.first { $0.device == t.device && $0.scheduledNtpMs == s }
                 starts.append(.init(device: t.device, truthErrorMs: err, replayErrorMs: r?.errorMs))
             default:

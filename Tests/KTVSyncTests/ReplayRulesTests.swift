@@ -325,3 +325,76 @@ import KTVLyrics
         #expect(z.decisions.map(\.expectedMs) == [5000])
     }
 }
+
+/// Inputs built to be slow or to overflow: replay must answer quickly and never trap.
+@Suite struct HostileInputTests {
+    @Test func extremeNumbersAreErrorsNotTraps() {
+        let e = readError(#"{"device":"B","at":9223372036854775807,"kind":"play"}"#).map { "\($0)" }
+        #expect(e == "bad.jsonl:1: field `at`: 9223372036854775807 is out of range for milliseconds")
+        let n = readError(#"{"device":"B","at":-9223372036854775808,"kind":"play"}"#).map { "\($0)" }
+        #expect(n == "bad.jsonl:1: field `at`: -9.223372036854776e+18 is out of range for milliseconds")
+        // Overflowing the integer parse falls back to a double: still out of range.
+        let big = readError(#"{"device":"B","at":99999999999999999999999,"kind":"play"}"#).map { "\($0)" }
+        #expect(big == "bad.jsonl:1: field `at`: 1e+23 is out of range for milliseconds")
+    }
+
+    @Test func freeFormTruthWithWildNumbersIsIgnored() throws {
+        var b = LogBuilderForTests()
+        b.add("B", 10, "truth", #""truth":{"type":"decision","rule":"zego.drift","expected_ms":1e300,"verdict":"ok"}"#)
+        b.add("B", 11, "truth", #""truth":{"type":"start","scheduled_ntp":-1e308,"error_ms":5}"#)
+        b.add("B", 12, "truth", #""truth":{"type":"fault","fault":"lost_messages","end_ntp":"soon"}"#)
+        let r = try b.replay()
+        let t = try #require(r.truth)
+        #expect(t.decisions.truth == 1)
+        #expect(t.decisions.reproduced == 0)
+        #expect(t.starts.isEmpty)
+        #expect(t.faults.map(\.foundAs) == [nil])
+    }
+
+    @Test func farApartStampsWithLyricsDoNotHang() throws {
+        var b = LogBuilderForTests()
+        b.role("lead", "lead")
+        b.role("aud", "audience")
+        b.command("lead", 0, "play")
+        b.progress("lead", 100, 100)
+        // Two messages 10^15 ms apart: the grid must not walk the time between them.
+        b.zegoSEI("aud", 150, p: 100, t: 100)
+        b.zegoSEI("aud", 1_000_000_000_000_150, p: 100, t: 100)
+        let start = ContinuousClock.now
+        let r = try b.replay { $0.lyrics = Lyrics(format: .lrc, lines: [LyricLine(startMs: 0, durationMs: 10, text: "x")]) }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(r.audience.first?.samples == 1)
+        _ = DriftSVG.render(r)
+    }
+
+    @Test func manyDevicesAndManyLeads() throws {
+        // 20,000 devices, every one a lead: the lead lookup and the device table stay fast.
+        var b = LogBuilderForTests()
+        for k in 0..<20_000 {
+            b.role("d\(k)", "lead", at: k)
+            b.progress("d\(k)", k + 1, k)
+        }
+        b.role("s", "chorus", at: 0)
+        b.progress("s", 30_000, 500)
+        let start = ContinuousClock.now
+        let r = try b.replay()
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(r.devices.count == 20_001)
+        // At 30,000 the first device (d0) is the lead; its single callback is too far to extrapolate.
+        #expect(r.pairs.isEmpty)
+    }
+
+    @Test func manySchedulesStayLinear() throws {
+        var b = LogBuilderForTests()
+        b.role("B", "chorus")
+        for k in 0..<50_000 { b.schedule("B", k, start: k + 10) }
+        b.progress("B", 60_000, 100)
+        let start = ContinuousClock.now
+        let r = try b.replay()
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(r.starts.count == 50_000)
+        // Only the last schedule is followed by a callback: started at 60,000 − 100.
+        #expect(r.starts.last == StartReport(device: "B", scheduledNtpMs: 50_009, startedNtpMs: 59_900))
+        #expect(r.starts.compactMap(\.startedNtpMs).count == 1)
+    }
+}
