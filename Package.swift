@@ -41,7 +41,7 @@ let package = Package(
                 "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVSynth", "KTVSync"]),
+        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSynth", "KTVSync"]),
 
         .testTarget(name: "KTVCoreTests", dependencies: ["KTVCore"]),
         .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),

@@ -73,6 +73,23 @@ public final class RealFFT {
         for i in 0..<size { out[i] = input[i] * scale }
     }
 
+    /// Forward transform into `out`: `bins` interleaved (re, im) pairs. No allocation: for inner loops.
+    public func forward(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>) {
+        let n = min(count, size)
+        if n > 0 { input.update(from: x, count: n) }
+        if n < size { (input + n).update(repeating: 0, count: size - n) }
+        fftwf_execute(forwardPlan)
+        out.update(from: UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: Float.self), count: 2 * bins)
+    }
+
+    /// Inverse transform of `bins` interleaved (re, im) pairs into `out` (`size` values), scaled by 1/size.
+    public func inverse(_ spectrumIn: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: Float.self).update(from: spectrumIn, count: 2 * bins)
+        fftwf_execute(inversePlan)
+        let scale = 1 / Float(size)
+        for i in 0..<size { out[i] = input[i] * scale }
+    }
+
     /// The smallest even size ≥ n whose only prime factors are 2, 3 and 5 (fast for FFTW).
     public static func goodSize(atLeast n: Int) -> Int {
         var m = max(2, n + (n & 1))

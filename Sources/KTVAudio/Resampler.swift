@@ -10,7 +10,11 @@ public final class Resampler {
     private let soxr: soxr_t
     private var out: [Float] = []
 
-    public init(inputRate: Double, outputRate: Double) throws(AudioError) {
+    /// soxr's quality recipes: `high` (SOXR_HQ, 20-bit, the default) for audio people listen to,
+    /// `medium` (SOXR_MQ, 16-bit) where the result is only analysed, e.g. a voice for pitch tracking.
+    public enum Quality: Sendable { case high, medium }
+
+    public init(inputRate: Double, outputRate: Double, quality: Quality = .high) throws(AudioError) {
         guard inputRate > 0, outputRate > 0 else {
             throw .invalidArgument("resampling needs positive rates, not \(inputRate) → \(outputRate) Hz")
         }
@@ -18,7 +22,7 @@ public final class Resampler {
         self.outputRate = outputRate
         var error: soxr_error_t?
         var io = soxr_io_spec(itype: SOXR_FLOAT32_I, otype: SOXR_FLOAT32_I, scale: 1, e: nil, flags: 0)
-        var q = soxr_quality_spec(UInt(SOXR_HQ), 0)
+        var q = soxr_quality_spec(UInt(quality == .high ? SOXR_HQ : SOXR_MQ), 0)
         guard let s = soxr_create(inputRate, outputRate, 1, &error, &io, &q, nil), error == nil else {
             throw .resampler(error.map { String(cString: $0) } ?? "soxr_create failed")
         }

@@ -71,8 +71,8 @@ final class LockstepReader {
             throw AudioError.wrongChannelCount(path: take, found: self.take.info.channels, expected: "channel \(c + 1) was asked for", format: self.take.info.formatName)
         }
         takeChannel = channel
-        rsTake = self.take.info.sampleRate == rate ? nil : try Resampler(inputRate: self.take.info.sampleRate, outputRate: rate)
-        rsAcc = acc.info.sampleRate == rate ? nil : try Resampler(inputRate: acc.info.sampleRate, outputRate: rate)
+        rsTake = self.take.info.sampleRate == rate ? nil : try Resampler(inputRate: self.take.info.sampleRate, outputRate: rate, quality: .medium)
+        rsAcc = acc.info.sampleRate == rate ? nil : try Resampler(inputRate: acc.info.sampleRate, outputRate: rate, quality: .medium)
     }
 
     private func pull(_ r: AudioReader, _ rs: Resampler?, channel: ChannelSelection, ended: inout Bool, into buf: inout [Float], countFrames: Bool) throws {

@@ -157,7 +157,9 @@ public final class PitchTracker {
             self.inputRate = inputRate
             rate = tracker.configuration.analysisRateHz
             guard inputRate > 0 else { throw PitchError.noAudio("the input has no sample rate") }
-            resampler = inputRate == rate ? nil : try Resampler(inputRate: inputRate, outputRate: rate)
+            // Medium quality: the analysis band (f0 ≤ 1100 Hz and its first harmonics) sits far below
+            // where HQ and MQ differ, and MQ is much cheaper.
+            resampler = inputRate == rate ? nil : try Resampler(inputRate: inputRate, outputRate: rate, quality: .medium)
             hop = tracker.configuration.hopMs * rate / 1000
             buffer = tracker.yin.bufferSamples
             window = tracker.yin.windowSamples

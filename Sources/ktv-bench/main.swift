@@ -223,6 +223,7 @@ case "lyrics-validate": benchLyricsValidate(args)
 case "make-track": makeTrack(args)
 case "split": benchSplit(args)
 case "replay": benchReplay(args)
+case "pitch": benchPitch(args)
 default:
     print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]")
     exit(args.isEmpty ? 0 : 64)
