@@ -4,11 +4,14 @@ public struct FileFindings: Sendable {
     public var diagnostics: [Diagnostic]
     /// Set when the file could not be read as lyrics at all (exit 65).
     public var fatal: Bool
+    /// Further per-file results for the JSON report (e.g. the lyric/audio alignment).
+    public var extra: [(String, JSONValue)]
 
-    public init(path: String, diagnostics: [Diagnostic], fatal: Bool = false) {
+    public init(path: String, diagnostics: [Diagnostic], fatal: Bool = false, extra: [(String, JSONValue)] = []) {
         self.path = path
         self.diagnostics = diagnostics
         self.fatal = fatal
+        self.extra = extra
     }
 }
 
@@ -48,7 +51,7 @@ public enum DiagnosticReport {
                             ("message", .string(d.message)),
                         ])
                     })),
-                ])
+                ] + f.extra)
             })),
         ])
     }

@@ -5,6 +5,21 @@ import KTVCore
 
 extension AudioFileFormat: ExpressibleByArgument {}
 
+/// `auto`, `left-original`, `right-original` or `O,A` (1-based channel numbers).
+func parseSplitLayout(_ layout: String) throws -> SplitLayout {
+    switch layout {
+    case "auto": return .auto
+    case "left-original": return .leftOriginal
+    case "right-original": return .rightOriginal
+    default:
+        let parts = layout.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let o = parts[0], let a = parts[1], o >= 1, a >= 1, o != a else {
+            throw ValidationError("--layout must be auto, left-original, right-original or O,A with two different 1-based channel numbers, not `\(layout)`")
+        }
+        return .channels(original: o - 1, accompaniment: a - 1)
+    }
+}
+
 /// Exit code and message for an audio error: unreadable or unwritable files are I/O errors (74),
 /// audio that cannot be used is bad data (65).
 func audioFailure(_ error: AudioError) -> ExitCode {
@@ -57,19 +72,7 @@ struct SplitCommand: ParsableCommand {
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    func parsedLayout() throws -> SplitLayout {
-        switch layout {
-        case "auto": return .auto
-        case "left-original": return .leftOriginal
-        case "right-original": return .rightOriginal
-        default:
-            let parts = layout.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2, let o = parts[0], let a = parts[1], o >= 1, a >= 1, o != a else {
-                throw ValidationError("--layout must be auto, left-original, right-original or O,A with two different 1-based channel numbers, not `\(layout)`")
-            }
-            return .channels(original: o - 1, accompaniment: a - 1)
-        }
-    }
+    func parsedLayout() throws -> SplitLayout { try parseSplitLayout(layout) }
 
     func validate() throws {
         _ = try parsedLayout()

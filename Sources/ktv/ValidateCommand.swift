@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import KTVAudio
 import KTVCore
 import KTVLyrics
+import KTVPitch
 
 extension LyricsCommand {
     struct Validate: ParsableCommand {
@@ -30,6 +32,23 @@ extension LyricsCommand {
         @Option(name: .shortAndLong, help: "Write the report to this file (atomically) instead of standard output.")
         var output: String?
 
+        @Option(help: "Check the timing against this audio: a vocal stem, or a dual-mono KTV track (split first). One lyric file only.")
+        var audio: String?
+
+        @Option(help: "With --audio: auto, left-original, right-original, or O,A (1-based channel numbers).")
+        var layout: String = "auto"
+
+        @Option(help: "With --audio: largest shift searched either way, ms.")
+        var searchMs: Int = 5000
+
+        func validate() throws {
+            _ = try parseSplitLayout(layout)
+            if audio != nil && paths.count != 1 {
+                throw ValidationError("--audio checks one lyric file against one track; give exactly one lyric file")
+            }
+            guard (0...60000).contains(searchMs) else { throw ValidationError("--search-ms must be 0-60000") }
+        }
+
         func run() throws {
             var files: [String] = []
             for p in paths {
@@ -38,7 +57,11 @@ extension LyricsCommand {
                     throw ExitCode(KTVExitCode.ioError)
                 }
             }
-            let results = LyricFiles.validate(files, options: read.parseOptions)
+            var results = LyricFiles.validate(files, options: read.parseOptions)
+            if let audio, let first = results.first, !first.fatal {
+                results[0] = try AudioTiming.check(first, audio: audio, layout: try parseSplitLayout(layout),
+                                                   searchMs: searchMs, options: read.parseOptions)
+            }
             let report: String
             switch format {
             case .text:
@@ -134,4 +157,86 @@ enum LyricFiles {
             return FileFindings(path: path, diagnostics: [d], fatal: true)
         }
     }
+}
+
+/// `validate --audio`: where the voice sings against where the lyric words are.
+enum AudioTiming {
+    static func check(_ findings: FileFindings, audio: String, layout: SplitLayout, searchMs: Int,
+                      options: LyricsParseOptions) throws -> FileFindings {
+        let parsed: ParsedLyrics
+        do { parsed = try LyricsReader.read(try FileIO.read(findings.path), fileName: findings.path, options: options) } catch {
+            return findings
+        }
+        var result = findings
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-validate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        defer { try? FileManager.default.removeItem(at: temp) }
+        var voicePath = audio
+        var channel: ChannelSelection = .mix
+        var note = "treated as a vocal stem"
+        do {
+            let info = try AudioReader(path: audio).info
+            if info.channels >= 2 {
+                var config = SplitConfiguration()
+                config.layout = layout
+                let analysis = try DualMonoSplitter.analyze(path: audio, configuration: config)
+                if analysis.dualMono {
+                    try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+                    let vocals = temp.appendingPathComponent("vocals.wav").path
+                    _ = try DualMonoSplitter.split(path: audio, configuration: config, outputs: SplitOutputs(vocals: vocals, format: .wavFloat))
+                    voicePath = vocals
+                    channel = .channel(0)
+                    note = "dual-mono track split first (original = channel \((analysis.originalChannel ?? 0) + 1))"
+                } else {
+                    note = "not a dual-mono track (\(analysis.reason)); its mix was treated as a vocal stem"
+                }
+            }
+        } catch let error as AudioError {
+            throw audioFailure(error)
+        }
+        let track: PitchTrack
+        do { track = try PitchTracker(configuration: PitchConfiguration()).track(path: voicePath, channel: channel) } catch let error as AudioError {
+            throw audioFailure(error)
+        }
+        var spans: [SungSpan] = []
+        for (i, line) in parsed.lyrics.lines.enumerated() {
+            if line.words.isEmpty {
+                spans.append(SungSpan(startMs: line.startMs, endMs: line.endMs, group: i))
+            } else {
+                for w in line.words where !w.text.isBlank { spans.append(SungSpan(startMs: w.startMs, endMs: w.endMs, group: i)) }
+            }
+        }
+        var config = AlignmentConfiguration()
+        config.searchMs = searchMs
+        let a = try VoicingAlignment.align(spans: spans, voiced: track.frames.map { $0.f0Hz != nil }, hopMs: track.hopS * 1000, configuration: config)
+        let shift = Int(a.bestShiftMs.rounded())
+        // The tag that moves every time by `shift` under the reading convention in force.
+        let tag = options.offsetSign == .subtract ? -shift : shift
+        result.diagnostics.append(.info("audio-alignment",
+            "against \(audio) (\(note)): best shift \(shift) ms (add to every lyric time); \(pct(a.voicedShareAtBest)) of word time voiced there, \(pct(a.voicedShareAtZero)) as written"))
+        if abs(shift) > 200 {
+            result.diagnostics.append(.warning("lyrics-offset",
+                "the lyrics are \(abs(shift)) ms \(shift < 0 ? "late" : "early") against the audio; move every time by \(shift) ms, or add `[offset:\(tag > 0 ? "+" : "")\(tag)]` (read with --offset-sign \(options.offsetSign.rawValue))"))
+        }
+        for g in a.mostlyUnvoicedGroups {
+            let line = parsed.lyrics.lines[g]
+            result.diagnostics.append(.warning("unvoiced-line", line: line.sourceLine,
+                "only \(pct(a.groupShares[g] ?? 0)) of this line's word time is sung (after the best shift of \(shift) ms): `\(line.text.trimmingCharacters(in: .whitespaces))` may be mistimed"))
+        }
+        result.diagnostics.sort { ($0.line ?? 0) < ($1.line ?? 0) }
+        result.extra = [("audio", .object([
+            ("track", .string(audio)),
+            ("best_shift_ms", .int(shift)),
+            ("voiced_share", .double((a.voicedShareAtBest * 1000).rounded() / 1000)),
+            ("voiced_share_at_zero", .double((a.voicedShareAtZero * 1000).rounded() / 1000)),
+            ("equivalent_offset_tag", abs(shift) > 200 ? .string("[offset:\(tag > 0 ? "+" : "")\(tag)]") : .null),
+            ("mostly_unvoiced_lines", .array(a.mostlyUnvoicedGroups.map { .int(parsed.lyrics.lines[$0].sourceLine ?? $0 + 1) })),
+        ]))]
+        return result
+    }
+
+    static func pct(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
+}
+
+extension String {
+    var isBlank: Bool { allSatisfy { $0 == " " || $0 == "\t" || $0 == "\u{3000}" } }
 }
