@@ -49,6 +49,14 @@ demo: release
 	@$(KTV_RELEASE) split fixtures/audio/demo-dualmono.flac --vocals --out-dir $(DEMO_OUT)/split
 	@cat $(DEMO_OUT)/split/split.json
 	@echo
+	@echo "== ktv pitch $(DEMO_OUT)/split/vocals.wav, then ktv pitch eval against the track's true f0"
+	@$(KTV_RELEASE) pitch $(DEMO_OUT)/split/vocals.wav -o $(DEMO_OUT)/vocals.f0.csv
+	@sed -n '1p;150,155p' $(DEMO_OUT)/vocals.f0.csv
+	@$(KTV_RELEASE) pitch eval fixtures/audio/demo-dualmono.f0.csv $(DEMO_OUT)/vocals.f0.csv
+	@echo
+	@echo "== ktv lyrics validate fixtures/audio/demo-dualmono.krc --audio fixtures/audio/demo-dualmono.flac"
+	@$(KTV_RELEASE) lyrics validate fixtures/audio/demo-dualmono.krc --audio fixtures/audio/demo-dualmono.flac
+	@echo
 	@echo "== ktv replay fixtures/replay/demo.jsonl --svg $(DEMO_OUT)/replay-drift.svg (findings expected: the room has injected faults)"
 	-@$(KTV_RELEASE) replay fixtures/replay/demo.jsonl --svg $(DEMO_OUT)/replay-drift.svg --csv $(DEMO_OUT)/replay-drift.csv
 	@echo "wrote $(DEMO_OUT)/replay-drift.svg (drift per singer, seeks colored by verdict) and $(DEMO_OUT)/replay-drift.csv"

@@ -105,7 +105,8 @@ func makeTrack(_ args: [String]) {
     let format = AudioFileFormat(rawValue: option("--audio-format", in: args) ?? "wav16") ?? .wav16
     var vs = VoiceSynthesizer()
     vs.sampleRate = rate
-    let voice = vs.render(VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...72, seed: seed), seconds: seconds, seed: seed)
+    let melody = VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...72, seed: seed)
+    let voice = vs.render(melody, seconds: seconds, seed: seed)
     var accSynth = AccompanimentSynthesizer()
     accSynth.sampleRate = rate
     let acc = accSynth.render(seconds: seconds, seed: seed &+ 1)
@@ -115,6 +116,32 @@ func makeTrack(_ args: [String]) {
         try AudioBuffer(sampleRate: rate, channels: chans).write(path: out, format: format)
         if let v = option("--vocal-out", in: args) {
             try AudioBuffer(sampleRate: rate, channels: [voice.samples]).write(path: v, format: .wavFloat)
+        }
+        if let f = option("--f0-out", in: args) {
+            // The exact f0 every 10 ms (0 = unvoiced), the format of shared/scenes/*.f0.csv.
+            let hop = Int(rate / 100)
+            var csv = "time_s,f0_hz\n"
+            for k in 0..<(voice.f0.count / hop) { csv += String(format: "%.2f,%.3f\n", Double(k) / 100, voice.f0[k * hop]) }
+            try FileIO.writeAtomically(Array(csv.utf8), to: f)
+        }
+        if let l = option("--lyrics-out", in: args) {
+            // A KRC whose words are the sung notes, one line per phrase (notes that follow each other).
+            let syllables = ["la", "li", "lu", "na", "no", "ri", "ra", "do"]
+            var lyrics = Lyrics(format: .krc, tags: [LyricTag(key: "ti", value: "Demo \(seed)"), LyricTag(key: "ar", value: "KTVSynth")])
+            var words: [LyricWord] = []
+            func flush() {
+                guard let first = words.first, let last = words.last else { return }
+                lyrics.lines.append(LyricLine(startMs: first.startMs, durationMs: last.endMs - first.startMs,
+                                              text: words.map(\.text).joined(), words: words))
+                words = []
+            }
+            for (i, note) in melody.enumerated() {
+                let start = Int((note.start * 1000).rounded()), end = Int(((note.start + note.duration) * 1000).rounded())
+                if let last = words.last, last.endMs != start { flush() }
+                words.append(LyricWord(startMs: start, durationMs: end - start, text: syllables[i % syllables.count] + " "))
+            }
+            flush()
+            try FileIO.writeAtomically(try LyricsWriter.write(lyrics, as: .krcText).bytes, to: l)
         }
     } catch { fail("\(error)") }
 }
