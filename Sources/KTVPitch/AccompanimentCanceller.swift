@@ -119,7 +119,7 @@ enum AccompanimentCanceller {
             let echo = convolver.process(a)
             var residual = t
             for i in 0..<t.count { residual[i] -= echo[i] }
-            try session.feed(residual)
+            session.feed(analysisRate: residual, reference: echo)
         }
         let produced = session.produced
         var result = try session.finish(inputFrames: produced)
@@ -195,54 +195,64 @@ enum AccompanimentCanceller {
             throw PitchError.noAudio("\(accompaniment): the accompaniment is silent; nothing to cancel")
         }
         let lambda = c.regularization * meanAA
-        var hRe = [Double](repeating: 0, count: bins), hIm = [Double](repeating: 0, count: bins)
-        var weights = [[Float]](repeating: [Float](repeating: 1, count: bins), count: frames)
-        var meanWeight = 1.0
-        for iteration in 0...c.reweightingIterations {
-            if iteration > 0 {
-                // Residual power per (frame, bin) → weights.
-                var total = 0.0
+        /// Iteratively reweighted least squares with weights 1/|residual|^exponent.
+        func fit(exponent: Double) -> (re: [Double], im: [Double]) {
+            var hRe = [Double](repeating: 0, count: bins), hIm = [Double](repeating: 0, count: bins)
+            var weights = [[Float]](repeating: [Float](repeating: 1, count: bins), count: frames)
+            var meanWeight = 1.0
+            for iteration in 0...c.reweightingIterations {
+                if iteration > 0 {
+                    var total = 0.0
+                    for f in 0..<frames {
+                        let t = takeSpectra[f], a = accSpectra[f]
+                        for k in 0..<bins {
+                            let rr = Double(t[2 * k]) - (hRe[k] * Double(a[2 * k]) - hIm[k] * Double(a[2 * k + 1]))
+                            let ri = Double(t[2 * k + 1]) - (hRe[k] * Double(a[2 * k + 1]) + hIm[k] * Double(a[2 * k]))
+                            let r = pow(rr * rr + ri * ri, exponent / 2)
+                            weights[f][k] = Float(r)
+                            total += r
+                        }
+                    }
+                    let floor = 1e-3 * total / Double(frames * bins)
+                    var wsum = 0.0
+                    for f in 0..<frames {
+                        for k in 0..<bins {
+                            let w = 1 / (Double(weights[f][k]) + floor)
+                            weights[f][k] = Float(w)
+                            wsum += w
+                        }
+                    }
+                    meanWeight = wsum / Double(frames * bins)
+                }
+                var numRe = [Double](repeating: 0, count: bins), numIm = [Double](repeating: 0, count: bins), den = [Double](repeating: 0, count: bins)
                 for f in 0..<frames {
-                    let t = takeSpectra[f], a = accSpectra[f]
+                    let t = takeSpectra[f], a = accSpectra[f], w = weights[f]
                     for k in 0..<bins {
-                        let rr = Double(t[2 * k]) - (hRe[k] * Double(a[2 * k]) - hIm[k] * Double(a[2 * k + 1]))
-                        let ri = Double(t[2 * k + 1]) - (hRe[k] * Double(a[2 * k + 1]) + hIm[k] * Double(a[2 * k]))
-                        let r = rr * rr + ri * ri
-                        weights[f][k] = Float(r)
-                        total += r
+                        let wk = Double(w[k])
+                        let (xr, xi, yr, yi) = (Double(t[2 * k]), Double(t[2 * k + 1]), Double(a[2 * k]), Double(a[2 * k + 1]))
+                        numRe[k] += wk * (xr * yr + xi * yi)
+                        numIm[k] += wk * (xi * yr - xr * yi)
+                        den[k] += wk * (yr * yr + yi * yi)
                     }
                 }
-                let floor = 1e-3 * total / Double(frames * bins)
-                var wsum = 0.0
-                for f in 0..<frames {
-                    for k in 0..<bins {
-                        let w = 1 / (Double(weights[f][k]) + floor)
-                        weights[f][k] = Float(w)
-                        wsum += w
-                    }
-                }
-                meanWeight = wsum / Double(frames * bins)
-            }
-            var numRe = [Double](repeating: 0, count: bins), numIm = [Double](repeating: 0, count: bins), den = [Double](repeating: 0, count: bins)
-            for f in 0..<frames {
-                let t = takeSpectra[f], a = accSpectra[f], w = weights[f]
+                // λ scaled like the weights, so the loading keeps its relative size across iterations.
+                let load = lambda * meanWeight
                 for k in 0..<bins {
-                    let wk = Double(w[k])
-                    let (xr, xi, yr, yi) = (Double(t[2 * k]), Double(t[2 * k + 1]), Double(a[2 * k]), Double(a[2 * k + 1]))
-                    numRe[k] += wk * (xr * yr + xi * yi)
-                    numIm[k] += wk * (xi * yr - xr * yi)
-                    den[k] += wk * (yr * yr + yi * yi)
+                    hRe[k] = numRe[k] / (den[k] + load)
+                    hIm[k] = numIm[k] / (den[k] + load)
                 }
             }
-            // λ scaled like the weights, so the loading keeps its relative size across iterations.
-            let load = lambda * meanWeight
-            for k in 0..<bins {
-                hRe[k] = numRe[k] / (den[k] + load)
-                hIm[k] = numIm[k] / (den[k] + load)
-            }
+            hRe[0] = 0
+            hIm[0] = 0
+            return (hRe, hIm)
         }
-        hRe[0] = 0
-        hIm[0] = 0
+        // Two weightings, each for what it does best (measured on the shared scenes): squared
+        // residuals (1/|r|²) give the sharpest first arrival, i.e. the latency; absolute residuals
+        // (1/|r|, least absolute deviations) give the path that cancels best, also with no voice at all.
+        let sharp = fit(exponent: 2)
+        var hLatency: [Float] = []
+        fft.inverse(re: sharp.re.map { Float($0) }, im: sharp.im.map { Float($0) }, into: &hLatency)
+        let (hRe, hIm) = fit(exponent: 1)
         var echoPower = 0.0
         for k in 0..<bins { echoPower += (hRe[k] * hRe[k] + hIm[k] * hIm[k]) * sAA[k] }
         var h: [Float] = []
@@ -252,20 +262,22 @@ enum AccompanimentCanceller {
         // 40 ms before the peak that reaches 35 % of it.
         let minLag = Int(c.minLatencyMs * rate / 1000)
         var peak = minLag
-        for k in minLag...maxLag where abs(h[k]) > abs(h[peak]) { peak = k }
-        let level = 0.35 * abs(h[peak])
+        for k in minLag...maxLag where abs(hLatency[k]) > abs(hLatency[peak]) { peak = k }
+        let level = 0.35 * abs(hLatency[peak])
         var local = peak
-        for k in Swift.stride(from: peak, through: max(minLag, peak - Int(0.04 * rate)), by: -1) where abs(h[k]) >= level { local = k }
+        for k in Swift.stride(from: peak, through: max(minLag, peak - Int(0.04 * rate)), by: -1) where abs(hLatency[k]) >= level { local = k }
         // Climb to that arrival's own peak, and interpolate it.
-        while local + 1 <= peak && abs(h[local + 1]) > abs(h[local]) { local += 1 }
+        while local + 1 <= peak && abs(hLatency[local + 1]) > abs(hLatency[local]) { local += 1 }
         var frac = 0.0
-        if local > 0 && local + 1 < h.count {
-            let y0 = Double(abs(h[local - 1])), y1 = Double(abs(h[local])), y2 = Double(abs(h[local + 1]))
+        if local > 0 && local + 1 < hLatency.count {
+            let y0 = Double(abs(hLatency[local - 1])), y1 = Double(abs(hLatency[local])), y2 = Double(abs(hLatency[local + 1]))
             let den = y0 - 2 * y1 + y2
             if den < 0 { frac = max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) }
         }
         let latency = (Double(local) + frac) / rate * 1000
-        let offset = max(0, local - pre)
+        // The model starts before every arrival the search considered, so a wrong pick of the first
+        // arrival costs the latency figure, never the cancellation.
+        let offset = max(0, min(local, peak - Int(0.04 * rate)) - pre)
         let taps = (0..<m).map { offset + $0 < h.count ? h[offset + $0] : 0 }
         let gain = (echoPower / sAA.reduce(0, +)).squareRoot()
         return EchoPath(rate: rate, offset: offset, taps: taps, latencyMs: latency, gain: gain)

@@ -18,6 +18,9 @@ public struct PitchConfiguration: Sendable, Equatable {
     /// Frames under this absolute RMS (dBFS) are unvoiced whatever the input's level. Default −70.
     public var absoluteFloorDbfs: Double = -70
     public var costs = ViterbiCosts()
+    /// With an accompaniment: frames whose residual RMS is under this share of the predicted echo's RMS
+    /// are unvoiced (a voice is well above the bleed; what cancellation leaves is well under it). 0…10.
+    public var echoGateRatio: Double = 0.35
     /// Worker threads for the frame analysis. 1…64.
     public var threads: Int = 1
 
@@ -34,6 +37,7 @@ public struct PitchConfiguration: Sendable, Equatable {
         }
         guard (-120...0).contains(energyFloorDb) else { throw .invalidParameter(name: "energyFloorDb", value: "\(energyFloorDb)", allowed: "−120…0") }
         guard (-150...0).contains(absoluteFloorDbfs) else { throw .invalidParameter(name: "absoluteFloorDbfs", value: "\(absoluteFloorDbfs)", allowed: "−150…0") }
+        guard (0...10).contains(echoGateRatio) else { throw .invalidParameter(name: "echoGateRatio", value: "\(echoGateRatio)", allowed: "0…10") }
         guard (1...64).contains(threads) else { throw .invalidParameter(name: "threads", value: "\(threads)", allowed: "1…64") }
         _ = try yin.validated()
         return self
@@ -147,6 +151,8 @@ public final class PitchTracker {
         let window: Int
         let maxLag: Int
         var signal: [Float] = []  // analysis-rate samples from `base` on
+        /// A parallel signal, same indexing (the predicted accompaniment echo), for the voicing gate.
+        var reference: [Float]?
         var base = 0
         var produced = 0          // analysis samples produced so far
         var table: CandidateTable
@@ -178,6 +184,15 @@ public final class PitchTracker {
             analyzeAvailable(final: false)
         }
 
+        /// Feeds analysis-rate samples with a reference of the same length (no resampling).
+        func feed(analysisRate x: [Float], reference ref: [Float]) {
+            precondition(resampler == nil && x.count == ref.count)
+            if reference == nil { reference = [] }
+            reference!.append(contentsOf: ref)
+            append(x)
+            analyzeAvailable(final: false)
+        }
+
         private func append(_ x: [Float]) {
             signal.append(contentsOf: x)
             produced += x.count
@@ -194,15 +209,28 @@ public final class PitchTracker {
             }
             guard !ready.isEmpty else { return }
             let results = analyze(frames: ready)
-            for r in results { table.append(r.0, rms: r.1) }
+            for (i, r) in results.enumerated() { table.append(r.0, rms: r.1, referenceRMS: referenceRMS(ready[i])) }
             nextFrame = k
             // Drop samples no later frame reads.
             let keepFrom = max(0, start(nextFrame))
             if keepFrom > base {
                 let drop = min(keepFrom - base, signal.count)
                 signal.removeFirst(drop)
+                reference?.removeFirst(drop)
                 base += drop
             }
+        }
+
+        /// RMS of the reference over frame k's buffer; nil without a reference.
+        private func referenceRMS(_ k: Int) -> Float? {
+            guard let ref = reference else { return nil }
+            let s = start(k)
+            var e = 0.0
+            for i in 0..<buffer {
+                let j = s + i - base
+                if j >= 0 && j < ref.count { e += Double(ref[j] * ref[j]) }
+            }
+            return Float((e / Double(buffer)).squareRoot())
         }
 
         /// Copies frame k's buffer (zero outside the signal) and runs one worker on it.
@@ -251,7 +279,12 @@ public final class PitchTracker {
             let loud = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
             let c = tracker.configuration
             let floor = max(Double(loud) * pow(10, c.energyFloorDb / 20), pow(10, c.absoluteFloorDbfs / 20))
-            let quiet = table.rms.map { Double($0) < floor }
+            var quiet = table.rms.map { Double($0) < floor }
+            // With a cancelled accompaniment: a frame whose residual is not clearly above the echo
+            // that was there is what the cancellation left of the accompaniment, not a voice.
+            if table.referenceRMS.count == table.rms.count {
+                for k in quiet.indices where Double(table.rms[k]) < c.echoGateRatio * Double(table.referenceRMS[k]) { quiet[k] = true }
+            }
             let loudLevel = floor * pow(10, c.costs.loudMarginDb / 20)
             let loudFrames = table.rms.map { Double($0) >= loudLevel }
             let decoded = PitchDecoder.decode(table, quiet: quiet, loud: loudFrames, rate: rate, costs: c.costs)

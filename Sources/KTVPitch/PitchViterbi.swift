@@ -68,6 +68,8 @@ struct CandidateTable {
     var dprimes: [Float] = []
     var counts: [UInt8] = []
     var rms: [Float] = []
+    /// RMS of the reference signal (the predicted accompaniment echo) over the same samples, if any.
+    var referenceRMS: [Float] = []
 
     init(stride: Int) { self.stride = stride }
 
@@ -80,7 +82,8 @@ struct CandidateTable {
         rms.reserveCapacity(frames)
     }
 
-    mutating func append(_ candidates: [YinCandidate], rms r: Float) {
+    mutating func append(_ candidates: [YinCandidate], rms r: Float, referenceRMS ref: Float? = nil) {
+        if let ref { referenceRMS.append(ref) }
         for i in 0..<stride {
             lags.append(i < candidates.count ? candidates[i].lag : 0)
             dprimes.append(i < candidates.count ? candidates[i].dprime : 1)
