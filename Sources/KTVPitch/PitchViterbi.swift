@@ -26,6 +26,9 @@ public struct ViterbiCosts: Sendable, Equatable {
     public var loudVoicedFloor: Double = 0.3
     public var loudUnvoiced: Double = 1.5
     public var loudMarginDb: Double = 10
+    /// The floor above applies only to dips under this d′: noise has dips too (white noise's lowest
+    /// are about 0.6-0.8), and with the floor on them a loud noise was tracked as a wandering pitch.
+    public var loudFloorMaxDprime: Double = 0.5
 
     public init() {}
 }
@@ -123,7 +126,8 @@ enum PitchDecoder {
             let floor = loud[k] ? costs.loudVoicedFloor : 1e-4
             for i in 0..<stride {
                 if i < count {
-                    emissions[i + 1] = -log(max(probs[i], floor)) + (quiet[k] ? costs.quietFrame : 0)
+                    let dip = Double(table.dprimes[k * stride + i]) < costs.loudFloorMaxDprime
+                    emissions[i + 1] = -log(max(probs[i], dip ? floor : 1e-4)) + (quiet[k] ? costs.quietFrame : 0)
                     cents[i + 1] = 1200 * log2(rate / Double(table.lags[k * stride + i]))
                 } else {
                     emissions[i + 1] = .infinity

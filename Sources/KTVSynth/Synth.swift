@@ -74,7 +74,7 @@ public struct VoiceSynthesizer: Sendable {
             for k in s..<e {
                 let t = Double(k) / sampleRate
                 var midi = note.midi
-                if let p = prev, t - note.start < glideSeconds {
+                if let p = prev, glideSeconds > 0, t - note.start < glideSeconds {
                     midi = p + (note.midi - p) * (t - note.start) / glideSeconds
                 }
                 let cents = vibratoCents * sin(2 * .pi * vibratoHz * t + vibPhase0)
