@@ -8,10 +8,8 @@ struct KRCParser {
     var options: LyricsParseOptions
 
     func parse(_ text: [UInt8], format: LyricFormat, into diags: inout [Diagnostic]) -> Lyrics {
-        var tags: [LyricTag] = []
+        var collector = TagCollector()
         var lines: [LyricLine] = []
-        var languageLine: Int?
-        var offsetLine: Int?
         for row in Scan.lines(text) {
             let b = Scan.trimLeading(row.bytes)
             if b.isEmpty || Scan.isBlank(b) { continue }
@@ -25,28 +23,18 @@ struct KRCParser {
             case .invalid: continue
             case .notARow: break
             }
-            switch TagRow.parse(b) {
-            case let .tag(tag):
-                if tag.key.lowercased() == "language" { languageLine = row.number }
-                if tag.key.lowercased() == "offset" { offsetLine = row.number }
-                tags.append(tag)
-            case let .unterminated(tag):
-                diags.append(.error("unterminated-tag", line: row.number,
-                                    "tag `[\(tag.key):` has no closing `]`; end it with `]` on the same line"))
-                tags.append(tag)
-            case .notATag:
-                diags.append(.error("unparsable-line", line: row.number,
-                                    "not a KRC row: expected `[startMs,durMs]` followed by units `<offsetMs,durMs,0>text`, found `\(Scan.preview(b))`"))
+            collector.take(b, line: row.number, into: &diags) {
+                "not a KRC row: expected `[startMs,durMs]` followed by units `<offsetMs,durMs,0>text`, found `\(Scan.preview(b))`"
             }
         }
-        var lyrics = Lyrics(format: format, tags: tags, lines: lines)
+        var lyrics = Lyrics(format: format, tags: collector.tags, lines: lines)
         if let value = lyrics.tag("language") {
             // Once decoded into translations and romanizations, the base64 is not kept twice.
-            if KRCLanguage.apply(value, line: languageLine, to: &lyrics.lines, into: &diags) {
+            if KRCLanguage.apply(value, line: collector.languageLine, to: &lyrics.lines, into: &diags) {
                 lyrics.tags.removeAll { $0.key.lowercased() == "language" }
             }
         }
-        Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: offsetLine, into: &diags)
+        Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: collector.offsetLine, into: &diags)
         return lyrics
     }
 

@@ -23,9 +23,8 @@ struct LRCParser {
     }
 
     func parse(_ text: [UInt8], into diags: inout [Diagnostic]) -> Lyrics {
-        var tags: [LyricTag] = []
+        var collector = TagCollector()
         var rows: [Row] = []
-        var offsetLine: Int?
         var previousEarliestStamp: Int?
         var reportedOrder = false
         for src in Scan.lines(text) {
@@ -47,17 +46,8 @@ struct LRCParser {
                 if j < b.endIndex, b[j] == ASCII.lbracket, Self.stamp(b, j, close: ASCII.rbracket) != nil { i = j }
             }
             if stamps.isEmpty {
-                switch TagRow.parse(b) {
-                case let .tag(tag):
-                    if tag.key.lowercased() == "offset" { offsetLine = src.number }
-                    tags.append(tag)
-                case let .unterminated(tag):
-                    diags.append(.error("unterminated-tag", line: src.number,
-                                        "tag `[\(tag.key):` has no closing `]`; end it with `]` on the same line"))
-                    tags.append(tag)
-                case .notATag:
-                    diags.append(.error("unparsable-line", line: src.number,
-                                        "`\(Scan.preview(b))` is neither a time stamp `[mm:ss.xx]` nor a tag `[key:value]`; minutes and seconds must be digits"))
+                collector.take(b, line: src.number, into: &diags) {
+                    "`\(Scan.preview(b))` is neither a time stamp `[mm:ss.xx]` nor a tag `[key:value]`; minutes and seconds must be digits"
                 }
                 continue
             }
@@ -88,7 +78,7 @@ struct LRCParser {
         }
         rows.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.order < $1.order }
 
-        var lyrics = Lyrics(format: .lrc, tags: tags)
+        var lyrics = Lyrics(format: .lrc, tags: collector.tags)
         let total = lyrics.totalMs
         var lines: [LyricLine] = []
         var endedByTotal: [(line: Int, lastWordOpen: Bool)] = []
@@ -131,7 +121,7 @@ struct LRCParser {
         }
         lyrics.lines = lines
         lyrics.format = lines.contains { !$0.words.isEmpty } ? .enhancedLRC : .lrc
-        Timeline.finish(&lyrics, options: options, reportOrder: false, offsetLine: offsetLine, into: &diags)
+        Timeline.finish(&lyrics, options: options, reportOrder: false, offsetLine: collector.offsetLine, into: &diags)
         // `[total:]` is the song's length, not a time stamp: `[offset:]` moves the stamps, not the end
         // of the song, so a line (and its open last word) ended by `[total:]` still ends there.
         // (Rows were sorted above, so finishing did not reorder the lines.)

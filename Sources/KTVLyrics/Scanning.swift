@@ -1,3 +1,5 @@
+import KTVCore
+
 /// Byte-level helpers shared by the text parsers. Parsers work on UTF-8 bytes rather than
 /// `Character`s: grammar characters are all ASCII, and it keeps validating thousands of files fast.
 
@@ -138,5 +140,38 @@ extension Scan {
         let s = string(b)
         if s.count <= 40 { return s }
         return String(s.prefix(40)) + "…"
+    }
+}
+
+/// Tags collected while reading a text format, with the rows of the tags the parsers need again.
+struct TagCollector {
+    var tags: [LyricTag] = []
+    /// Row of the last `[offset:]` and `[language:]` tag, for findings about them.
+    var offsetLine: Int?
+    var languageLine: Int?
+
+    /// Reads a row that is not a timed row of the format: a tag, an unterminated tag (kept, with an
+    /// error), or an unparsable row (`notATag` says what the format expected there).
+    mutating func take(_ row: ArraySlice<UInt8>, line: Int, into diags: inout [Diagnostic], notATag: () -> String) {
+        switch TagRow.parse(row) {
+        case let .tag(tag):
+            note(tag, line: line)
+            tags.append(tag)
+        case let .unterminated(tag):
+            diags.append(.error("unterminated-tag", line: line,
+                                "tag `[\(tag.key):` has no closing `]`; end it with `]` on the same line"))
+            note(tag, line: line)
+            tags.append(tag)
+        case .notATag:
+            diags.append(.error("unparsable-line", line: line, notATag()))
+        }
+    }
+
+    private mutating func note(_ tag: LyricTag, line: Int) {
+        switch tag.key.lowercased() {
+        case "offset": offsetLine = line
+        case "language": languageLine = line
+        default: break
+        }
     }
 }

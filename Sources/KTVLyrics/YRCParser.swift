@@ -7,11 +7,10 @@ struct YRCParser {
     var options: LyricsParseOptions
 
     func parse(_ text: [UInt8], into diags: inout [Diagnostic]) -> Lyrics {
-        var tags: [LyricTag] = []
+        var collector = TagCollector()
         var lines: [LyricLine] = []
         var creditRows: [Int] = []
         var warnedRelative = false
-        var offsetLine: Int?
         for row in Scan.lines(text) {
             let b = Scan.trimLeading(row.bytes)
             if Scan.isBlank(b) { continue }
@@ -58,17 +57,8 @@ struct YRCParser {
                                        words: words, sourceLine: row.number))
                 continue
             }
-            switch TagRow.parse(b) {
-            case let .tag(tag):
-                if tag.key.lowercased() == "offset" { offsetLine = row.number }
-                tags.append(tag)
-            case let .unterminated(tag):
-                diags.append(.error("unterminated-tag", line: row.number,
-                                    "tag `[\(tag.key):` has no closing `]`; end it with `]` on the same line"))
-                tags.append(tag)
-            case .notATag:
-                diags.append(.error("unparsable-line", line: row.number,
-                                    "not a YRC row `[startMs,durMs](startMs,durMs,0)word…`: `\(Scan.preview(b))`"))
+            collector.take(b, line: row.number, into: &diags) {
+                "not a YRC row `[startMs,durMs](startMs,durMs,0)word…`: `\(Scan.preview(b))`"
             }
         }
         // Credit rows have a display time only: they last until the next row.
@@ -83,8 +73,8 @@ struct YRCParser {
                                    "this credit row has no row after it, so it has no end time"))
             }
         }
-        var lyrics = Lyrics(format: .yrc, tags: tags, lines: lines)
-        Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: offsetLine, into: &diags)
+        var lyrics = Lyrics(format: .yrc, tags: collector.tags, lines: lines)
+        Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: collector.offsetLine, into: &diags)
         return lyrics
     }
 
@@ -132,9 +122,8 @@ struct QRCParser {
     var lineBase = 0
 
     func parse(_ text: [UInt8], format: LyricFormat, into diags: inout [Diagnostic]) -> Lyrics {
-        var tags: [LyricTag] = []
+        var collector = TagCollector()
         var lines: [LyricLine] = []
-        var offsetLine: Int?
         for row in Scan.lines(text) {
             let number = row.number + lineBase
             let b = Scan.trimLeading(row.bytes)
@@ -164,21 +153,12 @@ struct QRCParser {
                                        words: words, sourceLine: number))
                 continue
             }
-            switch TagRow.parse(b) {
-            case let .tag(tag):
-                if tag.key.lowercased() == "offset" { offsetLine = number }
-                tags.append(tag)
-            case let .unterminated(tag):
-                diags.append(.error("unterminated-tag", line: number,
-                                    "tag `[\(tag.key):` has no closing `]`; end it with `]` on the same line"))
-                tags.append(tag)
-            case .notATag:
-                diags.append(.error("unparsable-line", line: number,
-                                    "not a QRC row `[startMs,durMs]word(startMs,durMs)…`: `\(Scan.preview(b))`"))
+            collector.take(b, line: number, into: &diags) {
+                "not a QRC row `[startMs,durMs]word(startMs,durMs)…`: `\(Scan.preview(b))`"
             }
         }
-        var lyrics = Lyrics(format: format, tags: tags, lines: lines)
-        Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: offsetLine, into: &diags)
+        var lyrics = Lyrics(format: format, tags: collector.tags, lines: lines)
+        Timeline.finish(&lyrics, options: options, reportOrder: true, offsetLine: collector.offsetLine, into: &diags)
         return lyrics
     }
 
