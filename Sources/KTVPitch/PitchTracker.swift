@@ -312,6 +312,12 @@ public final class PitchTracker {
             for k in 0..<n {
                 let t = Double(k) * hopS
                 var f0: Double?
+                // Voicing, like pitch, belongs to the analysis nearest in time: at an onset the next
+                // frame's samples can be centred closer to k·hop than this frame's own.
+                if cents[k] == nil, k + 1 < n, let cn = cents[k + 1], abs(actual[k + 1] - t) < hopS / 2 {
+                    out.append(PitchFrame(timeS: t, f0Hz: pow(2, cn / 1200), confidence: decoded[k + 1].voicedProbability))
+                    continue
+                }
                 if let ck = cents[k] {
                     var value = ck
                     // Bracket t with voiced neighbours' actual times.
