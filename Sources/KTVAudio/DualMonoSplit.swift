@@ -259,7 +259,7 @@ public enum DualMonoSplitter {
     static func levelDifferences(windows: [([Float], [Float])], lag: Int, sampleRate: Double) -> LevelStats {
         let size = 2048, hop = 1024
         let fft = RealFFT(size: size)
-        let window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+        let window = RealFFT.hannWindow(size: size)
         let lo = max(1, Int(100 * Double(size) / sampleRate)), hi = min(size / 2, Int(5000 * Double(size) / sampleRate))
         // Histogram in 0.25 dB steps over ±60 dB.
         var histogram = [Int](repeating: 0, count: 481)
@@ -505,7 +505,7 @@ public enum DualMonoSplitter {
 struct SpectralGainFit {
     static let size = 2048
     let fft = RealFFT(size: SpectralGainFit.size)
-    let window: [Float] = (0..<SpectralGainFit.size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(SpectralGainFit.size))) }
+    let window = RealFFT.hannWindow(size: SpectralGainFit.size)
     /// The common level from the analysis, as a gain; bins are kept within ±1.5 dB of it.
     let low: Float, high: Float
     var fo = [Float](repeating: 0, count: SpectralGainFit.size), fa = [Float](repeating: 0, count: SpectralGainFit.size)

@@ -90,6 +90,11 @@ public final class RealFFT {
         for i in 0..<size { out[i] = input[i] * scale }
     }
 
+    /// A periodic Hann window of `size` samples (the frames of every short-time analysis here).
+    public static func hannWindow(size: Int) -> [Float] {
+        (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+    }
+
     /// The smallest even size ≥ n whose only prime factors are 2, 3 and 5 (fast for FFTW).
     public static func goodSize(atLeast n: Int) -> Int {
         var m = max(2, n + (n & 1))

@@ -64,14 +64,6 @@ public enum FileIO {
            let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {
             return String(cString: strerror(code.rawValue))
         }
-        if ns.domain == NSCocoaErrorDomain {
-            switch ns.code {
-            case NSFileNoSuchFileError, NSFileWriteNoPermissionError, NSFileWriteFileExistsError,
-                 NSFileWriteOutOfSpaceError, NSFileWriteVolumeReadOnlyError:
-                break
-            default: break
-            }
-        }
         return ns.localizedDescription
     }
 }

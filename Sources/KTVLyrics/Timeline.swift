@@ -80,7 +80,8 @@ public enum TimeText {
         return "\(sign)\(m):\(pad(s, 2)).\(pad(r, 3)) (\(v) ms)"
     }
 
-    static func pad(_ v: Int, _ width: Int) -> String {
+    /// `v` left-padded with zeros to `width` digits.
+    public static func pad(_ v: Int, _ width: Int) -> String {
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }

@@ -150,7 +150,7 @@ enum AccompanimentCanceller {
         let hop = size / 2
         let fft = RealFFT(size: size)
         let bins = fft.bins
-        let window = (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
+        let window = RealFFT.hannWindow(size: size)
         let maxFrames = max(1, Int(c.estimationSeconds * rate) / hop)
         var takeSpectra: [[Float]] = [], accSpectra: [[Float]] = []  // interleaved re, im per frame
         var tr: [Float] = [], ti: [Float] = [], ar: [Float] = [], ai: [Float] = []
@@ -270,9 +270,7 @@ enum AccompanimentCanceller {
         while local + 1 <= peak && abs(hLatency[local + 1]) > abs(hLatency[local]) { local += 1 }
         var frac = 0.0
         if local > 0 && local + 1 < hLatency.count {
-            let y0 = Double(abs(hLatency[local - 1])), y1 = Double(abs(hLatency[local])), y2 = Double(abs(hLatency[local + 1]))
-            let den = y0 - 2 * y1 + y2
-            if den < 0 { frac = max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) }
+            frac = Parabola.peakOffset(Double(abs(hLatency[local - 1])), Double(abs(hLatency[local])), Double(abs(hLatency[local + 1])))
         }
         let latency = (Double(local) + frac) / rate * 1000
         // The model starts before every arrival the search considered, so a wrong pick of the first
@@ -327,8 +325,7 @@ final class EchoConvolver {
             // taps over segment indices n' + (m − 1) … n' : take y[(m − 1) + n'] and shift by off.
             for j in 0..<n { out.append(y[m - 1 + j]) }
             let keep = off + m - 1
-            let all = segment
-            history = Array(all[(all.count - keep)...])
+            history = Array(segment[(segment.count - keep)...])
             i += n
         }
         return out

@@ -83,9 +83,7 @@ public enum VoicingAlignment {
         while hi + 1 < scores.count && Double(scores[hi + 1]) >= nearTop { hi += 1 }
         var refined = Double(lo + hi) / 2 - Double(maxShift)
         if lo == hi, best > 0 && best + 1 < scores.count {
-            let y0 = Double(scores[best - 1]), y1 = Double(scores[best]), y2 = Double(scores[best + 1])
-            let den = y0 - 2 * y1 + y2
-            if den < 0 { refined += max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) }
+            refined += Parabola.peakOffset(Double(scores[best - 1]), Double(scores[best]), Double(scores[best + 1]))
         }
         let n = Double(frames.count)
         let bestShift = best - maxShift
@@ -101,5 +99,15 @@ public enum VoicingAlignment {
                                voicedShareAtBest: Double(scores[best]) / n,
                                voicedShareAtZero: Double(scores[maxShift]) / n,
                                groupShares: shares, mostlyUnvoicedGroups: unvoiced)
+    }
+}
+
+/// Sub-sample refinement of a sampled maximum.
+enum Parabola {
+    /// Offset (−0.5…0.5) of the vertex of the parabola through (−1, y0), (0, y1), (1, y2) when y1 is
+    /// a local maximum; 0 when the three points do not bend downwards.
+    static func peakOffset(_ y0: Double, _ y1: Double, _ y2: Double) -> Double {
+        let den = y0 - 2 * y1 + y2
+        return den < 0 ? max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) : 0
     }
 }

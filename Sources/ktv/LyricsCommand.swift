@@ -174,12 +174,8 @@ enum ModelText {
 
     static func stamp(_ ms: Int) -> String {
         let v = abs(ms)
-        let s = "\(v / 60000):\(pad((v / 1000) % 60, 2)).\(pad(v % 1000, 3))"
+        let s = "\(v / 60000):\(TimeText.pad((v / 1000) % 60, 2)).\(TimeText.pad(v % 1000, 3))"
         return ms < 0 ? "-" + s : s
     }
 
-    static func pad(_ v: Int, _ w: Int) -> String {
-        let s = String(v)
-        return String(repeating: "0", count: max(0, w - s.count)) + s
-    }
 }

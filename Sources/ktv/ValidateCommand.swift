@@ -57,10 +57,18 @@ extension LyricsCommand {
                     throw ExitCode(KTVExitCode.ioError)
                 }
             }
-            var results = LyricFiles.validate(files, options: read.parseOptions)
-            if let audio, let first = results.first, !first.fatal {
-                results[0] = try AudioTiming.check(first, audio: audio, layout: try parseSplitLayout(layout),
-                                                   searchMs: searchMs, options: read.parseOptions)
+            var results: [FileFindings]
+            if let audio, let first = files.first {
+                // The lyric file is parsed once: its model feeds the audio check too.
+                let (findings, parsed) = LyricFiles.readOne(first, options: read.parseOptions)
+                var checked = findings
+                if let parsed {
+                    checked = try AudioTiming.check(findings, parsed: parsed, audio: audio, layout: try parseSplitLayout(layout),
+                                                    searchMs: searchMs, options: read.parseOptions)
+                }
+                results = [checked] + LyricFiles.validate(Array(files.dropFirst()), options: read.parseOptions)
+            } else {
+                results = LyricFiles.validate(files, options: read.parseOptions)
             }
             let report: String
             switch format {
@@ -142,31 +150,32 @@ enum LyricFiles {
     }
 
     static func validateOne(_ path: String, options: LyricsParseOptions) -> FileFindings {
+        readOne(path, options: options).findings
+    }
+
+    /// Reads, parses and validates one file; the model too, when the file could be read as lyrics.
+    static func readOne(_ path: String, options: LyricsParseOptions) -> (findings: FileFindings, parsed: ParsedLyrics?) {
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path) } catch {
-            return FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true)
+            return (FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true), nil)
         }
         do {
             let parsed = try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: options)
-            return FileFindings(path: path, diagnostics: LyricsValidator.validate(parsed))
+            return (FileFindings(path: path, diagnostics: LyricsValidator.validate(parsed)), parsed)
         } catch {
             var d = Diagnostic(rule: "unreadable", severity: .error, line: error.line, message: "\(error)")
             if case let .undecodable(offset, detail) = error { d.byteOffset = offset; d.message = detail }
             if case let .badContainer(offset?, detail) = error { d.byteOffset = offset; d.message = detail }
             if case let .malformed(_, detail) = error { d.message = detail }
-            return FileFindings(path: path, diagnostics: [d], fatal: true)
+            return (FileFindings(path: path, diagnostics: [d], fatal: true), nil)
         }
     }
 }
 
 /// `validate --audio`: where the voice sings against where the lyric words are.
 enum AudioTiming {
-    static func check(_ findings: FileFindings, audio: String, layout: SplitLayout, searchMs: Int,
+    static func check(_ findings: FileFindings, parsed: ParsedLyrics, audio: String, layout: SplitLayout, searchMs: Int,
                       options: LyricsParseOptions) throws -> FileFindings {
-        let parsed: ParsedLyrics
-        do { parsed = try LyricsReader.read(try FileIO.read(findings.path), fileName: findings.path, options: options) } catch {
-            return findings
-        }
         var result = findings
         let temp = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-validate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         defer { try? FileManager.default.removeItem(at: temp) }
@@ -178,11 +187,12 @@ enum AudioTiming {
             if info.channels >= 2 {
                 var config = SplitConfiguration()
                 config.layout = layout
-                let analysis = try DualMonoSplitter.analyze(path: audio, configuration: config)
+                try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+                let vocals = temp.appendingPathComponent("vocals.wav").path
+                // One call: split analyses the track and writes the vocal only when it is dual-mono.
+                let analysis = try DualMonoSplitter.split(path: audio, configuration: config,
+                                                          outputs: SplitOutputs(vocals: vocals, format: .wavFloat)).analysis
                 if analysis.dualMono {
-                    try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
-                    let vocals = temp.appendingPathComponent("vocals.wav").path
-                    _ = try DualMonoSplitter.split(path: audio, configuration: config, outputs: SplitOutputs(vocals: vocals, format: .wavFloat))
                     voicePath = vocals
                     channel = .channel(0)
                     note = "dual-mono track split first (original = channel \((analysis.originalChannel ?? 0) + 1))"
