@@ -30,30 +30,47 @@ public enum SplitLayout: Sendable, Equatable {
     public static let rightOriginal = SplitLayout.channels(original: 1, accompaniment: 0)
 }
 
-/// Settings of `DualMonoSplitter`, with units in the names and checked ranges.
+/// Settings of `DualMonoSplitter`. Every number is declared once in `Spec` (unit, range, default).
 public struct SplitConfiguration: Sendable {
+    public enum Spec {
+        public static let maxLagSamples = Parameter<Int>("maxLagSamples", unit: "samples", range: 0...96000, default: 4096,
+            "Largest lag searched between the two channels.")
+        public static let gainBlockSeconds = Parameter<Double>("gainBlockSeconds", unit: "s", range: 0.05...30, default: 1,
+            "Length of the blocks the accompaniment gain is fitted on; gains are interpolated between block centres.")
+        public static let gainContextBlocks = Parameter<Int>("gainContextBlocks", unit: "blocks", range: 0...10, default: 2,
+            "Blocks on each side included in a block's gain fit.")
+        public static let analysisWindows = Parameter<Int>("analysisWindows", unit: "windows", range: 1...32, default: 6,
+            "Windows, spread over the file, that lag and layout are decided on.")
+        public static let analysisWindowSeconds = Parameter<Double>("analysisWindowSeconds", unit: "s", range: 1...120, default: 8,
+            "Length of each analysis window.")
+        public static let minConfidence = Parameter<Double>("minConfidence", range: 0...1, default: 0.3,
+            "Below this layout confidence, `auto` reports the track as not dual-mono.")
+        public static let all: [ParameterInfo] = [maxLagSamples.info, gainBlockSeconds.info, gainContextBlocks.info,
+                                                  analysisWindows.info, analysisWindowSeconds.info, minConfidence.info]
+    }
+
     public var layout: SplitLayout = .auto
-    /// Largest lag searched between the channels, in samples. Range 0…96000, default 4096.
-    public var maxLagSamples: Int = 4096
-    /// Length of the blocks the gain is estimated on, in seconds. Range 0.05…30, default 1.
-    public var gainBlockSeconds: Double = 1.0
-    /// Blocks on each side included in a block's least-squares gain fit. Range 0…10, default 2.
-    public var gainContextBlocks: Int = 2
-    /// Analysis windows for lag and layout: how many, and how long each (seconds). 1…32 and 1…120.
-    public var analysisWindows: Int = 6
-    public var analysisWindowSeconds: Double = 8
-    /// Below this confidence `auto` reports "not dual-mono". Range 0…1, default 0.3.
-    public var minConfidence: Double = 0.3
+    public var maxLagSamples = Spec.maxLagSamples.defaultValue
+    public var gainBlockSeconds = Spec.gainBlockSeconds.defaultValue
+    public var gainContextBlocks = Spec.gainContextBlocks.defaultValue
+    public var analysisWindows = Spec.analysisWindows.defaultValue
+    public var analysisWindowSeconds = Spec.analysisWindowSeconds.defaultValue
+    public var minConfidence = Spec.minConfidence.defaultValue
 
     public init() {}
 
     public func validated() throws(AudioError) -> SplitConfiguration {
-        guard (0...96000).contains(maxLagSamples) else { throw .invalidArgument("maxLagSamples must be 0…96000, not \(maxLagSamples)") }
-        guard (0.05...30).contains(gainBlockSeconds) else { throw .invalidArgument("gainBlockSeconds must be 0.05…30 s, not \(gainBlockSeconds)") }
-        guard (0...10).contains(gainContextBlocks) else { throw .invalidArgument("gainContextBlocks must be 0…10, not \(gainContextBlocks)") }
-        guard (1...32).contains(analysisWindows) else { throw .invalidArgument("analysisWindows must be 1…32, not \(analysisWindows)") }
-        guard (1...120).contains(analysisWindowSeconds) else { throw .invalidArgument("analysisWindowSeconds must be 1…120 s, not \(analysisWindowSeconds)") }
-        guard (0...1).contains(minConfidence) else { throw .invalidArgument("minConfidence must be 0…1, not \(minConfidence)") }
+        do {
+            try Spec.maxLagSamples.check(maxLagSamples)
+            try Spec.gainBlockSeconds.check(gainBlockSeconds)
+            try Spec.gainContextBlocks.check(gainContextBlocks)
+            try Spec.analysisWindows.check(analysisWindows)
+            try Spec.analysisWindowSeconds.check(analysisWindowSeconds)
+            try Spec.minConfidence.check(minConfidence)
+        } catch { throw .invalidParameter(error) }
+        if case let .channels(o, a) = layout, o < 0 || a < 0 || o == a {
+            throw .invalidParameter(ParameterError(name: "layout", value: "channels \(o), \(a)", allowed: "two different channel indices ≥ 0"))
+        }
         return self
     }
 }

@@ -1,3 +1,4 @@
+import KTVCore
 import Foundation
 import KTVAudio
 
@@ -9,34 +10,50 @@ import KTVAudio
 // of the echo count as accompaniment-only. Both passes stream; pass 1 keeps at most
 // `estimationSeconds` of spectra, so an hour-long take needs no more memory than a short one.
 
-/// Settings of the canceller.
+/// Settings of the canceller. Every number is declared once in `Spec` (unit, range, default).
 public struct CancellerConfiguration: Sendable, Equatable {
-    /// Recording latencies searched, ms. A microphone chain always buffers, and the voice's own
-    /// correlation with the backing shows up near lag 0, so the search starts at 10 ms by default.
-    public var minLatencyMs: Double = 10
-    public var maxLatencyMs: Double = 1000
-    /// Length of the modelled echo path (direct sound + reflections + reverberant tail), ms. 10…2000.
-    public var filterMs: Double = 500
-    /// Taps before the direct sound kept in the model, ms (the direct sound's peak is not its start).
-    public var preDelayMs: Double = 5
-    /// Regularization λ of the deconvolution, relative to the accompaniment's mean power spectrum.
-    /// (0, 1), default 0.01.
-    public var regularization: Double = 1e-2
-    /// Reweighting iterations of the robust fit (0 = plain least squares). 0…10, default 4.
-    public var reweightingIterations: Int = 4
-    /// Seconds of the take the echo path is fitted on (from its start). 5…3600, default 180.
-    public var estimationSeconds: Double = 180
+    public enum Spec {
+        public static let minLatencyMs = Parameter<Double>("minLatencyMs", unit: "ms", range: 0...5000, default: 10,
+            "Shortest recording latency searched (a microphone chain always buffers, and the voice's own correlation with the backing shows up near 0); below maxLatencyMs.")
+        public static let maxLatencyMs = Parameter<Double>("maxLatencyMs", unit: "ms", range: 10...5000, default: 1000,
+            "Longest recording latency searched.")
+        public static let filterMs = Parameter<Double>("filterMs", unit: "ms", range: 10...2000, default: 500,
+            "Length of the modelled echo path: direct sound, reflections and reverberant tail.")
+        public static let preDelayMs = Parameter<Double>("preDelayMs", unit: "ms", range: 0...100, default: 5,
+            "Taps kept before the direct sound (its peak is not its start).")
+        public static let regularization = Parameter<Double>("regularization", range: 0...1, lowerExclusive: true, upperExclusive: true, default: 0.01,
+            "λ of the deconvolution, relative to the accompaniment's mean power spectrum.")
+        public static let reweightingIterations = Parameter<Int>("reweightingIterations", unit: "iterations", range: 0...10, default: 4,
+            "Reweighting passes of the robust fit (0 = plain least squares).")
+        public static let estimationSeconds = Parameter<Double>("estimationSeconds", unit: "s", range: 5...3600, default: 180,
+            "Seconds of the take, from its start, the echo path is fitted on.")
+        public static let all: [ParameterInfo] = [minLatencyMs.info, maxLatencyMs.info, filterMs.info, preDelayMs.info,
+                                                  regularization.info, reweightingIterations.info, estimationSeconds.info]
+    }
+
+    public var minLatencyMs = Spec.minLatencyMs.defaultValue
+    public var maxLatencyMs = Spec.maxLatencyMs.defaultValue
+    public var filterMs = Spec.filterMs.defaultValue
+    public var preDelayMs = Spec.preDelayMs.defaultValue
+    public var regularization = Spec.regularization.defaultValue
+    public var reweightingIterations = Spec.reweightingIterations.defaultValue
+    public var estimationSeconds = Spec.estimationSeconds.defaultValue
 
     public init() {}
 
     public func validated() throws(PitchError) -> CancellerConfiguration {
-        guard (10...5000).contains(maxLatencyMs) else { throw .invalidParameter(name: "maxLatencyMs", value: "\(maxLatencyMs)", allowed: "10…5000") }
-        guard minLatencyMs >= 0, minLatencyMs < maxLatencyMs else { throw .invalidParameter(name: "minLatencyMs", value: "\(minLatencyMs)", allowed: "0 ≤ minLatencyMs < maxLatencyMs") }
-        guard (10...2000).contains(filterMs) else { throw .invalidParameter(name: "filterMs", value: "\(filterMs)", allowed: "10…2000") }
-        guard (0...100).contains(preDelayMs) else { throw .invalidParameter(name: "preDelayMs", value: "\(preDelayMs)", allowed: "0…100") }
-        guard (0...10).contains(reweightingIterations) else { throw .invalidParameter(name: "reweightingIterations", value: "\(reweightingIterations)", allowed: "0…10") }
-        guard (5...3600).contains(estimationSeconds) else { throw .invalidParameter(name: "estimationSeconds", value: "\(estimationSeconds)", allowed: "5…3600") }
-        guard regularization > 0, regularization < 1 else { throw .invalidParameter(name: "regularization", value: "\(regularization)", allowed: "(0, 1)") }
+        do {
+            try Spec.maxLatencyMs.check(maxLatencyMs)
+            try Spec.minLatencyMs.check(minLatencyMs)
+            try Spec.filterMs.check(filterMs)
+            try Spec.preDelayMs.check(preDelayMs)
+            try Spec.reweightingIterations.check(reweightingIterations)
+            try Spec.estimationSeconds.check(estimationSeconds)
+            try Spec.regularization.check(regularization)
+        } catch { throw PitchError(error) }
+        guard minLatencyMs < maxLatencyMs else {
+            throw .invalidParameter(name: "minLatencyMs", value: "\(minLatencyMs)", allowed: "below maxLatencyMs (\(maxLatencyMs))")
+        }
         return self
     }
 }

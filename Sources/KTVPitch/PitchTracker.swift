@@ -1,44 +1,61 @@
 import Foundation
 import KTVAudio
+import KTVCore
 
-/// Settings of the pitch tracker. Units are in the names; `validated()` checks every range.
+/// Settings of the pitch tracker. Every number is declared once in `Spec` (unit, range, default).
 public struct PitchConfiguration: Sendable, Equatable {
-    /// Frame step, ms: frame k is centred at k·hop in the input's own timeline. 1…100, default 10.
-    public var hopMs: Double = 10
-    /// Frequency range searched, Hz. Default 60-1100 (voices).
-    public var minHz: Double = 60
-    public var maxHz: Double = 1100
-    /// Rate the signal is resampled to before analysis, Hz (speed; voices need no more). 8000…48000.
-    public var analysisRateHz: Double = 16000
-    /// YIN integration window, ms; nil = one period of `minHz`.
+    public enum Spec {
+        public static let hopMs = Parameter<Double>("hopMs", unit: "ms", range: 1...100, default: 10,
+            "Frame step: frame k is centred at k·hop in the input's own timeline.")
+        public static let minHz = Parameter<Double>("minHz", unit: "Hz", range: 20...2000, default: 60,
+            "Lowest f0 searched.")
+        public static let maxHz = Parameter<Double>("maxHz", unit: "Hz", range: 40...12000, default: 1100,
+            "Highest f0 searched; above minHz and at most a quarter of the analysis rate.")
+        public static let analysisRateHz = Parameter<Double>("analysisRateHz", unit: "Hz", range: 8000...48000, default: 16000,
+            "Rate the signal is resampled to before analysis (voices need no more).")
+        public static let windowMs = Parameter<Double>("windowMs", unit: "ms", range: 1...200, default: 0, defaultText: "one period of minHz",
+            "YIN integration window.")
+        public static let energyFloorDb = Parameter<Double>("energyFloorDb", unit: "dB", range: -120...0, default: -35,
+            "Frames quieter than this, relative to the input's loud level (95th-percentile frame RMS), are unvoiced.")
+        public static let absoluteFloorDbfs = Parameter<Double>("absoluteFloorDbfs", unit: "dBFS", range: -150...0, default: -70,
+            "Frames under this absolute RMS are unvoiced whatever the input's level.")
+        public static let echoGateRatio = Parameter<Double>("echoGateRatio", range: 0...10, default: 0.35,
+            "With an accompaniment: frames whose residual RMS is under this share of the predicted echo's are unvoiced.")
+        public static let threads = Parameter<Int>("threads", unit: "threads", range: 1...64, default: 1,
+            "Worker threads for the frame analysis.")
+        public static let all: [ParameterInfo] = [hopMs.info, minHz.info, maxHz.info, analysisRateHz.info, windowMs.info,
+                                                  energyFloorDb.info, absoluteFloorDbfs.info, echoGateRatio.info, threads.info]
+    }
+
+    public var hopMs = Spec.hopMs.defaultValue
+    public var minHz = Spec.minHz.defaultValue
+    public var maxHz = Spec.maxHz.defaultValue
+    public var analysisRateHz = Spec.analysisRateHz.defaultValue
+    /// nil = one period of `minHz`.
     public var windowMs: Double?
-    /// Frames quieter than this, in dB relative to the loud level of the input (its 95th-percentile
-    /// frame RMS), are treated as unvoiced. −120…0, default −35.
-    public var energyFloorDb: Double = -35
-    /// Frames under this absolute RMS (dBFS) are unvoiced whatever the input's level. Default −70.
-    public var absoluteFloorDbfs: Double = -70
+    public var energyFloorDb = Spec.energyFloorDb.defaultValue
+    public var absoluteFloorDbfs = Spec.absoluteFloorDbfs.defaultValue
     public var costs = ViterbiCosts()
-    /// With an accompaniment: frames whose residual RMS is under this share of the predicted echo's RMS
-    /// are unvoiced (a voice is well above the bleed; what cancellation leaves is well under it). 0…10.
-    public var echoGateRatio: Double = 0.35
-    /// Worker threads for the frame analysis. 1…64.
-    public var threads: Int = 1
+    public var echoGateRatio = Spec.echoGateRatio.defaultValue
+    public var threads = Spec.threads.defaultValue
 
     public init() {}
 
     public func validated() throws(PitchError) -> PitchConfiguration {
-        guard (1...100).contains(hopMs) else { throw .invalidParameter(name: "hopMs", value: "\(hopMs)", allowed: "1…100") }
-        guard (8000...48000).contains(analysisRateHz) else {
-            throw .invalidParameter(name: "analysisRateHz", value: "\(analysisRateHz)", allowed: "8000…48000")
-        }
-        guard (20...2000).contains(minHz) else { throw .invalidParameter(name: "minHz", value: "\(minHz)", allowed: "20…2000") }
+        do {
+            try Spec.hopMs.check(hopMs)
+            try Spec.analysisRateHz.check(analysisRateHz)
+            try Spec.minHz.check(minHz)
+            try Spec.maxHz.check(maxHz)
+            if let windowMs { try Spec.windowMs.check(windowMs) }
+            try Spec.energyFloorDb.check(energyFloorDb)
+            try Spec.absoluteFloorDbfs.check(absoluteFloorDbfs)
+            try Spec.echoGateRatio.check(echoGateRatio)
+            try Spec.threads.check(threads)
+        } catch { throw PitchError(error) }
         guard maxHz > minHz, maxHz <= analysisRateHz / 4 else {
             throw .invalidParameter(name: "maxHz", value: "\(maxHz)", allowed: "above minHz (\(minHz)) and at most a quarter of the analysis rate (\(analysisRateHz / 4))")
         }
-        guard (-120...0).contains(energyFloorDb) else { throw .invalidParameter(name: "energyFloorDb", value: "\(energyFloorDb)", allowed: "−120…0") }
-        guard (-150...0).contains(absoluteFloorDbfs) else { throw .invalidParameter(name: "absoluteFloorDbfs", value: "\(absoluteFloorDbfs)", allowed: "−150…0") }
-        guard (0...10).contains(echoGateRatio) else { throw .invalidParameter(name: "echoGateRatio", value: "\(echoGateRatio)", allowed: "0…10") }
-        guard (1...64).contains(threads) else { throw .invalidParameter(name: "threads", value: "\(threads)", allowed: "1…64") }
         _ = try yin.validated()
         return self
     }

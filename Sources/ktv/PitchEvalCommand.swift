@@ -30,14 +30,14 @@ struct PitchEvalCommand: ParsableCommand {
     @Option(help: "Report: text or json.")
     var format: ReportFormat = .text
 
-    @Option(help: "Pitch tolerance in cents for raw pitch/chroma and overall accuracy (greater than 0, at most 1200).")
-    var cents: Double = 50
+    @Option(help: ArgumentHelp(MelodyMetricsConfiguration.Spec.toleranceCents.help))
+    var cents = MelodyMetricsConfiguration.Spec.toleranceCents.defaultValue
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
     func validate() throws {
-        guard cents.isFinite, cents > 0, cents <= 1200 else {
-            throw ValidationError("--cents must be greater than 0 and at most 1200, not \(cents)")
+        do { _ = try MelodyMetricsConfiguration(toleranceCents: cents).validated() } catch {
+            throw error.parameterError.map { usageError($0, flags: ["toleranceCents": "--cents"]) } ?? ValidationError("\(error)")
         }
         if reference == "-", estimate == "-" {
             throw ValidationError("only one of REFERENCE and ESTIMATE can be standard input (-)")

@@ -358,28 +358,28 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
             change(&c)
             do { _ = try PitchTracker(configuration: c); return nil } catch { return error }
         }
-        #expect(error { $0.hopMs = 0 } == .invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100"))
-        #expect(error { $0.hopMs = 100.5 } == .invalidParameter(name: "hopMs", value: "100.5", allowed: "1…100"))
-        #expect(error { $0.analysisRateHz = 4000 } == .invalidParameter(name: "analysisRateHz", value: "4000.0", allowed: "8000…48000"))
-        #expect(error { $0.minHz = 10 } == .invalidParameter(name: "minHz", value: "10.0", allowed: "20…2000"))
+        #expect(error { $0.hopMs = 0 } == .invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100 ms"))
+        #expect(error { $0.hopMs = 100.5 } == .invalidParameter(name: "hopMs", value: "100.5", allowed: "1…100 ms"))
+        #expect(error { $0.analysisRateHz = 4000 } == .invalidParameter(name: "analysisRateHz", value: "4000.0", allowed: "8000…48000 Hz"))
+        #expect(error { $0.minHz = 10 } == .invalidParameter(name: "minHz", value: "10.0", allowed: "20…2000 Hz"))
         #expect(error { $0.maxHz = 5000 } == .invalidParameter(
             name: "maxHz", value: "5000.0", allowed: "above minHz (60.0) and at most a quarter of the analysis rate (4000.0)"))
         #expect(error { $0.minHz = 500; $0.maxHz = 400 } == .invalidParameter(
             name: "maxHz", value: "400.0", allowed: "above minHz (500.0) and at most a quarter of the analysis rate (4000.0)"))
-        #expect(error { $0.energyFloorDb = 3 } == .invalidParameter(name: "energyFloorDb", value: "3.0", allowed: "−120…0"))
-        #expect(error { $0.absoluteFloorDbfs = -200 } == .invalidParameter(name: "absoluteFloorDbfs", value: "-200.0", allowed: "−150…0"))
-        #expect(error { $0.threads = 0 } == .invalidParameter(name: "threads", value: "0", allowed: "1…64"))
-        #expect(error { $0.threads = 65 } == .invalidParameter(name: "threads", value: "65", allowed: "1…64"))
-        #expect(error { $0.windowMs = 500 } == .invalidParameter(name: "windowMs", value: "500.0", allowed: "1…200"))
+        #expect(error { $0.energyFloorDb = 3 } == .invalidParameter(name: "energyFloorDb", value: "3.0", allowed: "−120…0 dB"))
+        #expect(error { $0.absoluteFloorDbfs = -200 } == .invalidParameter(name: "absoluteFloorDbfs", value: "-200.0", allowed: "−150…0 dBFS"))
+        #expect(error { $0.threads = 0 } == .invalidParameter(name: "threads", value: "0", allowed: "1…64 threads"))
+        #expect(error { $0.threads = 65 } == .invalidParameter(name: "threads", value: "65", allowed: "1…64 threads"))
+        #expect(error { $0.windowMs = 500 } == .invalidParameter(name: "windowMs", value: "500.0", allowed: "1…200 ms"))
         #expect(error { _ in } == nil)
-        #expect("\(PitchError.invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100"))" == "hopMs = 0.0 is out of range; allowed: 1…100")
+        #expect("\(PitchError.invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100 ms"))" == "hopMs = 0.0 is out of range; allowed: 1…100 ms")
 
         var canceller = CancellerConfiguration()
         canceller.filterMs = 5
-        #expect(throws: PitchError.invalidParameter(name: "filterMs", value: "5.0", allowed: "10…2000")) { try canceller.validated() }
+        #expect(throws: PitchError.invalidParameter(name: "filterMs", value: "5.0", allowed: "10…2000 ms")) { try canceller.validated() }
         canceller = CancellerConfiguration()
         canceller.minLatencyMs = 1000
-        #expect(throws: PitchError.invalidParameter(name: "minLatencyMs", value: "1000.0", allowed: "0 ≤ minLatencyMs < maxLatencyMs")) { try canceller.validated() }
+        #expect(throws: PitchError.invalidParameter(name: "minLatencyMs", value: "1000.0", allowed: "below maxLatencyMs (1000.0)")) { try canceller.validated() }
     }
 
     @Test func hopAndAnalysisRateAreHonoured() throws {
