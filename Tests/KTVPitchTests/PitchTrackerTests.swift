@@ -222,7 +222,7 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
                 try PitchTracker().track(samples: [], sampleRate: rate)
             }
         }
-        #expect(throws: PitchError.noAudio("the input has no sample rate")) {
+        #expect(throws: PitchError.invalidParameter(name: "sampleRateHz", value: "0.0", allowed: "8000…768000 Hz")) {
             try PitchTracker().track(samples: [0.1, 0.2], sampleRate: 0)
         }
     }
@@ -480,5 +480,50 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
         #expect(settings == ["hop_ms": 10, "min_hz": 60, "max_hz": 1100, "analysis_rate_hz": 16000, "energy_floor_db": -35])
         let frames = try #require(obj["frames"] as? [[String: Double]])
         #expect(frames == [["time_s": 0.01, "f0_hz": 220.123, "confidence": 0.988]])
+    }
+}
+
+// MARK: - Streaming sessions: blocks, arrays and files give the same track
+
+extension PitchTrackerTests {
+    @Test func aSessionFedInRandomBlocksEqualsTheWholeSignal() throws {
+        let rate = 44100.0
+        let v = voice(seconds: 4, seed: 71)
+        let tracker = try PitchTracker()
+        let whole = try tracker.track(samples: v.samples, sampleRate: rate)
+        let session = try tracker.session(sampleRateHz: rate)
+        var rng = SeededGenerator(seed: 72)
+        var i = 0
+        while i < v.samples.count {
+            let n = min(Int.random(in: 1...9000, using: &rng), v.samples.count - i)
+            try v.samples[i..<(i + n)].withContiguousStorageIfAvailable { try session.feed($0) }
+            i += n
+        }
+        let blocks = try session.finish()
+        #expect(session.inputFrames == v.samples.count)
+        #expect(blocks.frames.count == whole.frames.count)
+        #expect(blocks.frames == whole.frames)
+        #expect(throws: PitchError.self) { _ = try tracker.session(sampleRateHz: 1) }
+    }
+
+    /// The in-memory canceller (arrays, no temporary file) agrees with the file path.
+    @Test func cancellingOnArraysAgreesWithFiles() throws {
+        let rate = 44100.0, seconds = 6.0
+        let v = voice(seconds: seconds, seed: 73)
+        let acc = AccompanimentSynthesizer().render(seconds: seconds, seed: 74)
+        let bleed = room(acc, delay: 2205, direct: 0.3, reflections: [(ms: 6, gain: 0.17)], rate: rate, seed: 75)
+        let take = (0..<v.samples.count).map { v.samples[$0] + bleed[$0] }
+        let s = try PitchScratch()
+        try AudioBuffer(sampleRate: rate, channels: [take]).write(path: s.path("take.wav"), format: .wavFloat)
+        try AudioBuffer(sampleRate: rate, channels: [acc]).write(path: s.path("acc.wav"), format: .wavFloat)
+        let tracker = try PitchTracker()
+        let fromFiles = try tracker.track(path: s.path("take.wav"), accompaniment: s.path("acc.wav"))
+        let fromArrays = try tracker.track(samples: take, sampleRate: rate, accompaniment: acc, accompanimentRate: rate)
+        let l1 = try #require(fromFiles.latencyMs), l2 = try #require(fromArrays.latencyMs)
+        #expect(abs(l1 - 50) <= 1 && abs(l2 - l1) < 0.05)
+        #expect(fromArrays.frames.count == fromFiles.frames.count)
+        let a = try scores(fromArrays, truth: v.f0, rate: rate), f = try scores(fromFiles, truth: v.f0, rate: rate)
+        #expect(a.rawPitchAccuracy >= 0.97 && abs(a.rawPitchAccuracy - f.rawPitchAccuracy) < 0.01)
+        #expect(abs(a.voicingFalseAlarm - f.voicingFalseAlarm) < 0.02)
     }
 }
