@@ -99,26 +99,13 @@ struct SplitCommand: ParsableCommand {
             throw audioFailure(error)
         }
         if let t = result.truncation { printError("ktv: warning: \(t)") }
-        let a = result.analysis
         switch format {
-        case .json:
-            try writeStandardOutput(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized())
+        case .json: try writeStandardOutput(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized())
         case .text:
-            var lines: [String] = []
-            if a.dualMono {
-                lines.append("dual-mono KTV track: original = \(a.originalChannel.map(SplitReport.channelName) ?? "?"), confidence \(String(format: "%.2f", a.confidence))")
-                lines.append("  \(a.reason)")
-                lines.append("  accompaniment lag \(a.lagSamples) samples, gain \(String(format: "%.4f", result.gainMedian))")
-                lines.append("  vocal energy share \(String(format: "%.3f", result.vocalEnergyShare)), vocal activity \(String(format: "%.1f", result.vocalActivityShare * 100))% of the time")
-                let written = [plan.original, plan.accompaniment, plan.vocals].compactMap { $0 } + [reportPath]
-                lines.append("  wrote \(written.joined(separator: ", "))")
-            } else {
-                lines.append("not split: \(a.reason) (confidence \(String(format: "%.2f", a.confidence)))")
-                lines.append("  wrote \(reportPath); name the layout with --layout to split anyway")
-            }
-            try writeStandardOutput(lines.map { $0 + "\n" }.joined())
+            var text = SplitReport.text(result, outputs: plan, reportPath: reportPath)
+            if !result.analysis.dualMono { text += "  split anyway with --layout left-original, right-original or O,A\n" }
+            try writeStandardOutput(text)
         }
-        if !a.dualMono { throw ExitCode(KTVExitCode.findings) }
+        if !result.analysis.dualMono { throw ExitCode(KTVExitCode.findings) }
     }
 }
-
