@@ -6,10 +6,18 @@ public struct LyricsParseOptions: Sendable {
     public var offsetSign: OffsetSign
     /// Skip detection and read as this format.
     public var format: LyricFormat?
+    /// Largest lyric text read, in bytes; range 1...Int.max, default `defaultMaxTextBytes` (64 MiB).
+    /// Bounds the decrypted KRC plaintext (a decompression bomb stops here) and every other input.
+    public var maxTextBytes: Int
 
-    public init(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil) {
+    /// 64 MiB: about 100 times the largest real lyric file, far below what breaks a machine.
+    public static let defaultMaxTextBytes = 67_108_864
+
+    public init(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil,
+                maxTextBytes: Int = LyricsParseOptions.defaultMaxTextBytes) {
         self.offsetSign = offsetSign
         self.format = format
+        self.maxTextBytes = maxTextBytes
     }
 }
 
@@ -34,8 +42,11 @@ public enum LyricsReader {
         if bytes.isEmpty {
             throw .unrecognizedFormat(detail: "the file is empty")
         }
+        if bytes.count > options.maxTextBytes {
+            throw .tooLarge(limitBytes: options.maxTextBytes, detail: "the input is \(bytes.count) bytes")
+        }
         if options.format == .krc || (options.format == nil && KRCContainer.isEncrypted(bytes)) {
-            let plain = try KRCContainer.decrypt(bytes)
+            let plain = try KRCContainer.decrypt(bytes, maxTextBytes: options.maxTextBytes)
             var parsed = try readText(plain, ext: ext, forced: .krcText, options: options, diags: &diags)
             parsed.lyrics.format = .krc
             return parsed

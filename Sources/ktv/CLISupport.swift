@@ -33,7 +33,13 @@ func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
 /// `path: line N: message` / `path: byte offset N: message` for a file that cannot be read as lyrics.
 func describe(_ error: LyricsError, path: String) -> String {
-    "\(displayName(path)): \(error)"
+    "\(displayName(path)): \(lyricsErrorMessage(error))"
+}
+
+/// The error's message, with the option that gets past it when there is one.
+func lyricsErrorMessage(_ error: LyricsError) -> String {
+    if case .tooLarge = error { return "\(error); raise the limit with --max-text-mb N if the file is genuine" }
+    return "\(error)"
 }
 
 /// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot.

@@ -11,6 +11,20 @@ struct LyricsCommand: ParsableCommand {
     )
 }
 
+/// The ceiling on lyric text, shared by every command that reads lyrics and by `decrypt`.
+struct TextLimitOptions: ParsableArguments {
+    @Option(help: "Refuse lyric text larger than this many MB, 1-4096 (a decrypted KRC counts its plaintext): guards against decompression bombs.")
+    var maxTextMb: Int = 64
+
+    func validate() throws {
+        guard (1...4096).contains(maxTextMb) else {
+            throw ValidationError("--max-text-mb must be 1-4096 (MB), not \(maxTextMb)")
+        }
+    }
+
+    var bytes: Int { maxTextMb * 1_048_576 }
+}
+
 /// Options every command that reads lyrics shares.
 struct ReadOptions: ParsableArguments {
     @Option(name: .customLong("from"), help: "Read as this format instead of detecting it (\(LyricFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
@@ -19,7 +33,11 @@ struct ReadOptions: ParsableArguments {
     @Option(help: "How `[offset:N]` is applied: subtract (effective = stamp − N, the LRC convention) or add.")
     var offsetSign: OffsetSign = .subtract
 
-    var parseOptions: LyricsParseOptions { LyricsParseOptions(offsetSign: offsetSign, format: format) }
+    @OptionGroup var limit: TextLimitOptions
+
+    var parseOptions: LyricsParseOptions {
+        LyricsParseOptions(offsetSign: offsetSign, format: format, maxTextBytes: limit.bytes)
+    }
 }
 
 extension LyricsCommand {
@@ -63,13 +81,15 @@ extension LyricsCommand {
         @Argument(help: "The encrypted KRC file (`-` for standard input).")
         var file: String
 
+        @OptionGroup var limit: TextLimitOptions
+
         @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
         var output: String?
 
         func run() throws {
             let bytes = try readInput(file)
             let plain: [UInt8]
-            do { plain = try KRCContainer.decrypt(bytes) } catch {
+            do { plain = try KRCContainer.decrypt(bytes, maxTextBytes: limit.bytes) } catch {
                 printError("ktv: \(describe(error, path: file))")
                 throw ExitCode(KTVExitCode.dataError)
             }
