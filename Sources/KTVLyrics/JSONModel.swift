@@ -54,19 +54,17 @@ public enum JSONModel {
         }
     }
 
-    /// Reads ktv's JSON model back.
-    static func parse(_ text: [UInt8]) throws(LyricsError) -> Lyrics {
-        let obj: Any
-        do { obj = try JSONSerialization.jsonObject(with: Data(text)) } catch {
-            throw .malformed(line: errorLine(error, text), detail: "invalid JSON")
-        }
+    /// Reads ktv's JSON model back. `encoding` is the file's, for byte offsets in messages.
+    static func parse(_ text: [UInt8], encoding: TextEncoding = .utf8) throws(LyricsError) -> Lyrics {
+        let obj = try object(text, encoding: encoding, what: "invalid JSON")
         guard let root = obj as? [String: Any], let rawLines = root["lines"] as? [Any] else {
             throw .malformed(line: nil, detail: "ktv JSON needs a `lines` list")
         }
         var lyrics = Lyrics(format: .json)
         if let tags = root["tags"] as? [String: Any] {
             // JSONSerialization loses key order; restore the written order from the text.
-            let order = keyOrder(of: tags.keys, in: text)
+            let written = JSONSyntax.keys(ofObjectAt: "tags", in: text) ?? []
+            let order = written.filter { tags[$0] != nil } + tags.keys.filter { !written.contains($0) }.sorted()
             lyrics.tags = order.compactMap { k in (tags[k] as? String).map { LyricTag(key: k, value: $0) } }
         }
         for (k, raw) in rawLines.enumerated() {
@@ -97,21 +95,36 @@ public enum JSONModel {
         return n.intValue
     }
 
-    private static func keyOrder(of keys: Dictionary<String, Any>.Keys, in text: [UInt8]) -> [String] {
-        let s = String(decoding: text, as: UTF8.self)
-        return keys.sorted { a, b in
-            let ra = s.range(of: "\"\(a)\"")?.lowerBound, rb = s.range(of: "\"\(b)\"")?.lowerBound
-            switch (ra, rb) {
-            case let (x?, y?): return x < y
-            default: return a < b
+    /// The document parsed by JSONSerialization; when it is refused, a `.malformed` error at the
+    /// line and byte offset of the first syntax error (`what` starts the message).
+    static func object(_ text: [UInt8], encoding: TextEncoding, what: String) throws(LyricsError) -> Any {
+        do { return try JSONSerialization.jsonObject(with: Data(text)) } catch {
+            if let f = JSONSyntax.firstError(in: text) {
+                throw .malformed(line: f.line, detail: "\(what) at \(position(f.byteOffset, encoding)): \(f.message)")
             }
+            // Not a syntax error the scanner knows: Foundation's own words, and its position when it gives one.
+            let said = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+            if let at = foundationOffset(error, said), at <= text.count {
+                throw .malformed(line: JSONSyntax.line(of: at, in: text),
+                                 detail: "\(what) at \(position(at, encoding)): \(JSONSyntax.capped(said))")
+            }
+            throw .malformed(line: nil, detail: "\(what): \(JSONSyntax.capped(said))")
         }
     }
 
-    /// Best-effort line number of a JSONSerialization error (it reports a character index).
-    static func errorLine(_ error: Error, _ text: [UInt8]) -> Int? {
-        let ns = error as NSError
-        guard let index = ns.userInfo["NSJSONSerializationErrorIndex"] as? Int, index <= text.count else { return nil }
-        return text[0..<index].reduce(1) { $0 + ($1 == ASCII.lf ? 1 : 0) }
+    /// `byte offset N`, counted in the file: a UTF-8 BOM shifts it by 3; other encodings were converted.
+    private static func position(_ offset: Int, _ encoding: TextEncoding) -> String {
+        switch encoding {
+        case .utf8: return "byte offset \(offset)"
+        case .utf8BOM: return "byte offset \(offset + 3)"
+        default: return "byte offset \(offset) of the text converted from \(encoding.rawValue) to UTF-8"
+        }
+    }
+
+    /// The index JSONSerialization reports: `NSJSONSerializationErrorIndex`, or "around character N".
+    private static func foundationOffset(_ error: Error, _ said: String) -> Int? {
+        if let index = (error as NSError).userInfo["NSJSONSerializationErrorIndex"] as? Int { return index }
+        guard let r = said.range(of: "around character ") else { return nil }
+        return Int(said[r.upperBound...].prefix { $0.isASCII && $0.isNumber })
     }
 }

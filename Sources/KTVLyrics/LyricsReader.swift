@@ -91,11 +91,11 @@ public enum LyricsReader {
         case .miguXML:
             lyrics = try MiguXMLParser().parse(text, into: &diags)
         case .agoraPitchJSON:
-            lyrics = try PitchFileParser.parseJSON(text)
+            lyrics = try PitchFileParser.parseJSON(text, encoding: decoded.encoding)
         case .agoraPitchBinary:
             lyrics = try PitchFileParser.parseBinary(bytes)
         case .json:
-            lyrics = try JSONModel.parse(text)
+            lyrics = try JSONModel.parse(text, encoding: decoded.encoding)
         }
         diags.sort { ($0.line ?? 0) < ($1.line ?? 0) }
         return ParsedLyrics(lyrics: lyrics, diagnostics: diags, encoding: decoded.encoding)
