@@ -57,14 +57,9 @@ enum JSONSyntax {
     static func excerpt(_ text: [UInt8], at offset: Int, limit: Int = 80) -> String {
         var end = offset
         while end < text.count, text[end] != ASCII.lf, text[end] != ASCII.cr, end - offset < limit * 4 { end += 1 }
-        return capped(String(decoding: text[offset..<end], as: UTF8.self), limit: limit)
+        return Scan.capped(String(decoding: text[offset..<end], as: UTF8.self), limit: limit)
     }
 
-    /// `s` cut to `limit` characters, with `…` when something was cut.
-    static func capped(_ s: String, limit: Int = 80) -> String {
-        guard s.count > limit else { return s }
-        return String(s.prefix(limit)) + "…"
-    }
 
     private struct Scanner {
         enum Stop: Error {
@@ -287,7 +282,7 @@ enum JSONSyntax {
                 while i < b.count, ASCII.isDigit(b[i]) { i += 1 }
             }
             if checkNumbers, let v = Double(String(decoding: b[start..<i], as: UTF8.self)), !v.isFinite {
-                throw .error(at: start, "number `\(JSONSyntax.capped(String(decoding: b[start..<i], as: UTF8.self)))` is too large for a double")
+                throw .error(at: start, "number `\(Scan.capped(String(decoding: b[start..<i], as: UTF8.self)))` is too large for a double")
             }
         }
 

@@ -23,17 +23,20 @@ public enum KRCContainer {
         guard bytes.count > 4 else {
             throw .badContainer(byteOffset: 4, detail: "encrypted KRC has no payload after the `krc1` magic (truncated file)")
         }
-        // Two passes: the first only counts (and stops a bomb with one chunk of memory), the
-        // second writes into a buffer of the exact size, so the text is never held twice.
-        let size = try inflate(bytes, limit: maxTextBytes, into: nil)
-        var failure: LyricsError?
-        let plain = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            do throws(LyricsError) { count = try inflate(bytes, limit: size, into: buffer) } catch {
-                failure = error
-                count = 0
-            }
+        var plain: [UInt8] = []
+        let payload = bytes.count - 4
+        if payload <= maxTextBytes / 1032 {
+            // Deflate expands at most 1032:1 (258 bytes from two 1-bit codes): this stream cannot
+            // pass the limit, and is read in one pass (most KRC files are a few kilobytes).
+            plain.reserveCapacity(payload * 4)
+            _ = try inflate(bytes, limit: maxTextBytes) { plain.append(contentsOf: $0) }
+        } else {
+            // Two passes: the first only counts (and stops a bomb with one chunk of memory), the
+            // second fills a buffer of the exact size, so a large text is never held twice.
+            let size = try inflate(bytes, limit: maxTextBytes) { _ in }
+            plain.reserveCapacity(size)
+            _ = try inflate(bytes, limit: size) { plain.append(contentsOf: $0) }
         }
-        if let failure { throw failure }
         return plain
     }
 
@@ -52,10 +55,10 @@ public enum KRCContainer {
 
     private static let chunk = 64 * 1024
 
-    /// Inflates the payload of `file` (after the magic), XORing it a chunk at a time. With `out`
-    /// nil it only counts the plaintext; otherwise it fills `out`. Returns the plaintext size.
+    /// Inflates the payload of `file` (after the magic), XORing it a chunk at a time, and hands
+    /// each piece of plaintext to `take`. Returns the plaintext size; stops past `limit`.
     private static func inflate(_ file: [UInt8], limit: Int,
-                                into out: UnsafeMutableBufferPointer<UInt8>?) throws(LyricsError) -> Int {
+                                _ take: (UnsafeBufferPointer<UInt8>) -> Void) throws(LyricsError) -> Int {
         var stream = z_stream()
         guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw .badContainer(byteOffset: nil, detail: "zlib could not be initialised")
@@ -63,10 +66,8 @@ public enum KRCContainer {
         defer { inflateEnd(&stream) }
         let input = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunk)
         defer { input.deallocate() }
-        // Counting pass: output goes to a scratch chunk. zlib wants a non-null `next_out` even when
-        // there is no room, hence the one-byte stand-in for an empty plaintext.
-        let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: out == nil ? chunk : 1)
-        defer { scratch.deallocate() }
+        let output = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunk)
+        defer { output.deallocate() }
         let payload = file.count - 4
         var fed = 0, produced = 0
         var status: Int32 = Z_OK
@@ -80,21 +81,17 @@ public enum KRCContainer {
                 stream.next_in = input.baseAddress
                 stream.avail_in = uInt(n)
             }
-            if let out {
-                stream.next_out = out.count > produced ? out.baseAddress! + produced : scratch.baseAddress
-                stream.avail_out = uInt(out.count - produced)
-            } else {
-                stream.next_out = scratch.baseAddress
-                stream.avail_out = uInt(chunk)
-            }
-            let room = Int(stream.avail_out)
+            stream.next_out = output.baseAddress
+            stream.avail_out = uInt(chunk)
             status = CZlib.inflate(&stream, Z_NO_FLUSH)
-            produced += room - Int(stream.avail_out)
+            let piece = chunk - Int(stream.avail_out)
+            produced += piece
             if produced > limit {
                 let consumed = fed - Int(stream.avail_in)
                 throw .tooLarge(limitBytes: limit,
                                 detail: "byte offset \(4 + consumed) of the encrypted KRC: its text decompresses to more than \(limit) bytes")
             }
+            take(UnsafeBufferPointer(rebasing: output[0..<piece]))
         } while status == Z_OK && (stream.avail_in > 0 || fed < payload || stream.avail_out == 0)
         if status != Z_STREAM_END {
             let consumed = fed - Int(stream.avail_in)

@@ -16,8 +16,59 @@ func emit(_ bytes: [UInt8], to path: String?) throws {
             throw ExitCode(KTVExitCode.ioError)
         }
     } else {
-        FileHandle.standardOutput.write(Data(bytes))
+        try writeAll(bytes, to: STDOUT_FILENO, path: "<stdout>")
     }
+}
+
+/// Like `emit`, for output made in pieces (`produce` calls `put` with each): standard output gets
+/// each piece as it comes; a file is written beside `path` and renamed into place, as
+/// `FileIO.writeAtomically` does. The whole output (often several times the input) is never in memory.
+func emitStreaming(to path: String?, _ produce: (_ put: ([UInt8]) throws -> Void) throws -> Void) throws {
+    guard let path, path != "-" else {
+        try produce { try writeAll($0, to: STDOUT_FILENO, path: "<stdout>") }
+        return
+    }
+    let url = URL(fileURLWithPath: path)
+    let temp = url.deletingLastPathComponent()
+        .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+    let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { throw cannotWrite(path, errno) }
+    var open = true
+    defer {
+        if open { close(fd) }
+    }
+    do {
+        try produce { try writeAll($0, to: fd, path: path) }
+    } catch {
+        unlink(temp)
+        throw error
+    }
+    open = false
+    if close(fd) != 0 || rename(temp, url.path) != 0 {
+        let code = errno
+        unlink(temp)
+        throw cannotWrite(path, code)
+    }
+}
+
+/// Writes every byte to a file descriptor; failures stop with exit 74 naming the output.
+private func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+    try bytes.withUnsafeBytes { raw in
+        var done = 0
+        while done < raw.count {
+            let n = write(fd, raw.baseAddress! + done, raw.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw cannotWrite(path, errno)
+            }
+            done += n
+        }
+    }
+}
+
+private func cannotWrite(_ path: String, _ code: Int32) -> Error {
+    printError("ktv: \(FileIOError.cannotWrite(path: path, reason: String(cString: strerror(code))))")
+    return ExitCode(KTVExitCode.ioError)
 }
 
 /// Reads an input file (`-` = stdin), mapping failures to exit 74 with the path in the message.
@@ -46,7 +97,8 @@ func lyricsErrorMessage(_ error: LyricsError) -> String {
 func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyrics {
     let bytes = try readInput(path)
     do {
-        return try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: options)
+        // Handed over, not copied: the reader can then drop a BOM in place.
+        return try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
     } catch {
         printError("ktv: \(describe(error, path: path))")
         throw ExitCode(KTVExitCode.dataError)

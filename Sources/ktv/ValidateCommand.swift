@@ -160,7 +160,7 @@ enum LyricFiles {
             return (FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true), nil)
         }
         do {
-            let parsed = try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: options)
+            let parsed = try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
             return (FileFindings(path: path, diagnostics: LyricsValidator.validate(parsed)), parsed)
         } catch {
             var d = Diagnostic(rule: "unreadable", severity: .error, line: error.line, message: lyricsErrorMessage(error))
