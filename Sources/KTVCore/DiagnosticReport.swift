@@ -30,6 +30,19 @@ public struct RuleDescription: Sendable {
 }
 
 public enum DiagnosticReport {
+    /// Compiler-style lines for every finding, then one summary line: files checked, errors,
+    /// warnings, files with errors. `displayName` turns a path into how the report names it.
+    public static func textSummary(_ results: [FileFindings], displayName: (String) -> String = { $0 }) -> String {
+        var s = ""
+        for r in results {
+            for d in r.diagnostics { s += text(d, path: displayName(r.path)) + "\n" }
+        }
+        let errors = results.reduce(0) { $0 + $1.diagnostics.filter { $0.severity == .error }.count }
+        let warnings = results.reduce(0) { $0 + $1.diagnostics.filter { $0.severity == .warning }.count }
+        let failed = results.filter { r in r.diagnostics.contains { $0.severity == .error } }.count
+        return s + "\(results.count) file(s) checked: \(errors) error(s), \(warnings) warning(s); \(failed) file(s) with errors\n"
+    }
+
     /// `path:line: severity: message [rule]`, the form editors and CI logs link to.
     public static func text(_ d: Diagnostic, path: String) -> String {
         var loc = path

@@ -86,9 +86,21 @@ func lyricsErrorMessage(_ error: LyricsError) -> String {
     return "\(error)"
 }
 
+/// Reads a lyric file's bytes, never more than the text ceiling (more could not be lyrics we read).
+func readLyricBytes(_ path: String, maxTextBytes: Int) throws -> [UInt8] {
+    do { return try FileIO.read(path, maxBytes: maxTextBytes) } catch {
+        if case let .tooLarge(_, limit) = error {
+            printError("ktv: \(describe(.tooLarge(limitBytes: limit, detail: "the file is larger"), path: path))")
+            throw ExitCode(KTVExitCode.dataError)
+        }
+        printError("ktv: \(error)")
+        throw ExitCode(KTVExitCode.ioError)
+    }
+}
+
 /// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot.
 func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyrics {
-    let bytes = try readInput(path)
+    let bytes = try readLyricBytes(path, maxTextBytes: options.maxTextBytes)
     do {
         // Handed over, not copied: the reader can then drop a BOM in place.
         return try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)

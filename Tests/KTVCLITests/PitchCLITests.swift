@@ -253,7 +253,7 @@ private func audioReport(_ r: Run) throws -> (audio: [String: Any], findings: [[
         let warning = try #require(lateFindings.first { $0["rule"] as? String == "lyrics-offset" })
         #expect(warning["severity"] as? String == "warning")
         #expect(warning["message"] as? String ==
-            "the lyrics are \(-lateShift) ms late against the audio; move every time by \(lateShift) ms, or add `\(tag)` (read with --offset-sign subtract)")
+            "the lyrics are \(-lateShift) ms late against the audio; move every time by \(lateShift) ms, or add `\(tag)` (read with the offset sign `subtract`)")
         // --strict turns the warning into a failure.
         #expect(try ktv(["lyrics", "validate", late, "--audio", track, "--strict"]).status == 1)
     }

@@ -1,0 +1,91 @@
+import Foundation
+import KTVCore
+
+/// Validating many lyric files in one process: folders walked, files read with the text ceiling,
+/// parsed and validated in parallel (files are independent), findings in input order.
+public enum LyricsBatch {
+    /// File endings a folder walk picks up.
+    public static let extensions: Set<String> = ["krc", "lrc", "elrc", "yrc", "qrc", "xml", "pitch", "txt"]
+
+    /// Rule id of the finding for a file over `LyricsParseOptions.maxTextBytes` (a front end may add
+    /// how it raises the limit).
+    public static let tooLargeRule = "too-large"
+
+    /// A file as given, or every lyric file below a folder (hidden files skipped), sorted. `-` is
+    /// standard input.
+    public static func expand(_ path: String) throws(FileIOError) -> [String] {
+        if path == "-" { return [path] }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw .cannotRead(path: path, reason: "no such file or folder")
+        }
+        guard isDir.boolValue else { return [path] }
+        guard let walker = FileManager.default.enumerator(atPath: path) else {
+            throw .cannotRead(path: path, reason: "folder cannot be listed")
+        }
+        var found: [String] = []
+        while let rel = walker.nextObject() as? String {
+            let name = (rel as NSString).lastPathComponent
+            if name.hasPrefix(".") { continue }
+            let ext = (name as NSString).pathExtension.lowercased()
+            guard extensions.contains(ext) else { continue }
+            let full = (path as NSString).appendingPathComponent(rel)
+            var d: ObjCBool = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &d), !d.boolValue { found.append(full) }
+        }
+        return found.sorted()
+    }
+
+    /// Reads, parses and validates each file, spread over the cores.
+    public static func validate(_ paths: [String], options: LyricsParseOptions) -> [FileFindings] {
+        final class Slots: @unchecked Sendable {
+            // Each index is written by exactly one iteration, under the lock.
+            var items: [FileFindings?]
+            let lock = NSLock()
+            init(_ n: Int) { items = .init(repeating: nil, count: n) }
+        }
+        let slots = Slots(paths.count)
+        let chunk = max(1, paths.count / (ProcessInfo.processInfo.activeProcessorCount * 8))
+        let chunks = (paths.count + chunk - 1) / chunk
+        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+            var local: [(Int, FileFindings)] = []
+            for k in (c * chunk)..<min(paths.count, (c + 1) * chunk) {
+                local.append((k, readOne(paths[k], options: options).findings))
+            }
+            slots.lock.lock()
+            for (k, r) in local { slots.items[k] = r }
+            slots.lock.unlock()
+        }
+        return slots.items.map { $0 ?? FileFindings(path: "", diagnostics: [], fatal: true) }
+    }
+
+    /// Reads, parses and validates one file; the model too, when the file could be read as lyrics.
+    /// A file that cannot be read from disk is `unreadable` (an I/O problem); one that is not lyrics
+    /// is `fatal`.
+    public static func readOne(_ path: String, options: LyricsParseOptions) -> (findings: FileFindings, parsed: ParsedLyrics?) {
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path, maxBytes: options.maxTextBytes) } catch {
+            if case let .tooLarge(_, limit) = error {
+                let e = LyricsError.tooLarge(limitBytes: limit, detail: "the file is larger")
+                return (FileFindings(path: path, diagnostics: [.error(tooLargeRule, "\(e)")], fatal: true), nil)
+            }
+            var findings = FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true)
+            findings.unreadable = true
+            return (findings, nil)
+        }
+        do {
+            let parsed = try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
+            return (FileFindings(path: path, diagnostics: LyricsValidator.validate(parsed)), parsed)
+        } catch {
+            var d = Diagnostic(rule: "unreadable", severity: .error, line: error.line, message: "\(error)")
+            switch error {
+            case let .undecodable(offset, detail): d.byteOffset = offset; d.message = detail
+            case let .badContainer(offset?, detail): d.byteOffset = offset; d.message = detail
+            case let .malformed(_, detail): d.message = detail
+            case .tooLarge: d.rule = tooLargeRule
+            default: break
+            }
+            return (FileFindings(path: path, diagnostics: [d], fatal: true), nil)
+        }
+    }
+}
