@@ -2,6 +2,10 @@
 public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
     /// libsndfile could not open the file; `detected` names what the header looks like.
     case cannotOpen(path: String, reason: String, detected: String?)
+    /// The path cannot be opened at all (missing, a folder, no permission): an I/O problem, not bad audio.
+    case unreadable(path: String, reason: String)
+    /// A sample rate the analyses cannot use (a damaged header, or audio far below speech bandwidth).
+    case unsupportedSampleRate(path: String, rateHz: Double, range: ClosedRange<Double>)
     /// The file opened but holds no samples.
     case empty(path: String)
     /// The command needs another channel count.
@@ -18,6 +22,10 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
                 return "\(path): cannot read audio: the file looks like \(detected), which libsndfile does not decode (\(reason)); convert it to WAV, FLAC, OGG, Opus, MP3 or AIFF"
             }
             return "\(path): cannot read audio: \(reason)"
+        case let .unreadable(path, reason):
+            return "\(path): cannot read audio: \(reason)"
+        case let .unsupportedSampleRate(path, rate, range):
+            return "\(path): the sample rate is \(Self.hz(rate)), which ktv cannot analyse: it needs at least \(Self.hz(range.lowerBound)) (and at most \(Self.hz(range.upperBound))); the header is damaged or the audio must be resampled"
         case let .empty(path):
             return "\(path): the audio has no samples (zero length)"
         case let .wrongChannelCount(path, found, expected, format):
@@ -31,5 +39,9 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .invalidArgument(reason):
             return reason
         }
+    }
+
+    private static func hz(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? "\(Int(v)) Hz" : "\(v) Hz"
     }
 }

@@ -25,28 +25,114 @@ public struct AudioInfo: Sendable, Equatable {
     }
 }
 
+/// Where an input's audio stops short of what its header promised.
+public struct AudioTruncation: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    /// Audio decoded before the stream ended or broke, seconds.
+    public var decodedSeconds: Double
+    /// What the header claimed, seconds (nil when it gave no length).
+    public var claimedSeconds: Double?
+    /// libsndfile's words, when the decoder reported an error.
+    public var reason: String?
+
+    public var description: String {
+        var s = String(format: "%@: the audio ends at %.3f s", path, decodedSeconds)
+        if let claimedSeconds { s += String(format: " of the %.3f s its header claims", claimedSeconds) }
+        s += reason.map { " (\($0))" } ?? ""
+        return s + "; the file is truncated or damaged, and only the decoded part was analysed"
+    }
+}
+
 /// Streaming reader over any format libsndfile decodes (WAV, FLAC, OGG/Vorbis, Opus, MP3, AIFF, …).
 ///
 /// One reader per file; reads blocks of interleaved Float frames into a buffer the caller reuses,
 /// so a long file is processed in bounded memory. Not thread-safe; use one per thread.
+///
+/// Bad input is refused at open, before any analysis sizes a buffer from the header: a folder or an
+/// unreadable path (`.unreadable`), a format libsndfile cannot decode (`.cannotOpen`), a sample rate
+/// the analyses cannot use (`.unsupportedSampleRate`, outside `sampleRateRangeHz`). A stream that
+/// breaks or ends before its header's length ends the reading there; `truncation` says where.
 public final class AudioReader {
+    /// Sample rates every analysis in ktv can work with: from telephone-band audio up to the highest
+    /// rate in studio use. Below 8 kHz the voice band (up to 3.4 kHz) is not there to analyse.
+    public static let sampleRateRangeHz: ClosedRange<Double> = 8000...768_000
+
     public let path: String
     public let info: AudioInfo
+    /// Set once reading stopped early: a decode error, or fewer frames than the header claimed.
+    public private(set) var truncation: AudioTruncation?
+    /// False when the header gave no length (a streamed FLAC or Ogg): `info.frames` is then the count
+    /// found by decoding the file once at open.
+    public let lengthFromHeader: Bool
     private let handle: OpaquePointer
+    /// Keeps the bytes of an in-memory file alive for libsndfile's callbacks.
+    private let memory: MemoryFile?
+    private var position = 0
 
-    public init(path: String) throws(AudioError) {
-        self.path = path
-        var sfinfo = SF_INFO()
-        guard let h = sf_open(path, Int32(SFM_READ), &sfinfo) else {
-            let reason = String(cString: sf_strerror(nil))
-            throw .cannotOpen(path: path, reason: Self.explain(reason, path: path), detected: FormatSniffer.unsupportedName(path: path))
+    /// Opens a file.
+    public convenience init(path: String) throws(AudioError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw .unreadable(path: path, reason: code == ENOENT ? "no such file" : code == EACCES || code == EPERM ? "permission denied" : String(cString: strerror(code)))
         }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw .unreadable(path: path, reason: "is a folder, not an audio file")
+        }
+        var sfinfo = SF_INFO()
+        // libsndfile closes the descriptor with the handle (and on failure).
+        guard let h = sf_open_fd(fd, Int32(SFM_READ), &sfinfo, Int32(SF_TRUE)) else {
+            let reason = String(cString: sf_strerror(nil))
+            throw .cannotOpen(path: path, reason: reason, detected: FormatSniffer.unsupportedName(path: path))
+        }
+        try self.init(handle: h, info: sfinfo, path: path, memory: nil)
+    }
+
+    /// Opens audio held in memory (any format libsndfile reads), through its virtual I/O.
+    /// `name` is how messages call it.
+    public convenience init(bytes: [UInt8], name: String) throws(AudioError) {
+        let file = MemoryFile(bytes)
+        var vio = SF_VIRTUAL_IO(get_filelen: MemoryFile.length, seek: MemoryFile.seek, read: MemoryFile.read,
+                                write: MemoryFile.write, tell: MemoryFile.tell)
+        var sfinfo = SF_INFO()
+        guard let h = sf_open_virtual(&vio, Int32(SFM_READ), &sfinfo, Unmanaged.passUnretained(file).toOpaque()) else {
+            let reason = String(cString: sf_strerror(nil))
+            throw .cannotOpen(path: name, reason: reason, detected: FormatSniffer.unsupportedName(prefix: Array(bytes.prefix(12))))
+        }
+        try self.init(handle: h, info: sfinfo, path: name, memory: file)
+    }
+
+    private init(handle h: OpaquePointer, info sfinfo: SF_INFO, path: String, memory: MemoryFile?) throws(AudioError) {
+        self.path = path
+        self.memory = memory
         handle = h
         let major = Int32(sfinfo.format) & Int32(SF_FORMAT_TYPEMASK)
         let sub = Int32(sfinfo.format) & Int32(SF_FORMAT_SUBMASK)
-        info = AudioInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels),
-                         frames: Int(sfinfo.frames), container: Self.majorName(major), encoding: Self.subName(sub))
-        guard sfinfo.frames > 0 else {
+        var info = AudioInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels),
+                             frames: Int(sfinfo.frames), container: Self.majorName(major), encoding: Self.subName(sub))
+        guard Self.sampleRateRangeHz.contains(info.sampleRate) else {
+            sf_close(h)
+            throw .unsupportedSampleRate(path: path, rateHz: info.sampleRate, range: Self.sampleRateRangeHz)
+        }
+        guard (1...64).contains(info.channels) else {
+            sf_close(h)
+            throw .wrongChannelCount(path: path, found: info.channels, expected: "ktv reads 1 to 64 channels", format: info.formatName)
+        }
+        // A header without a length (FLAC's total_samples = 0 means "unknown"; libsndfile then says 0
+        // or SF_COUNT_MAX): count by decoding once, so analyses that place windows get a real length.
+        let unknown = sfinfo.frames <= 0 || sfinfo.frames == Int64.max
+        lengthFromHeader = !unknown
+        if unknown {
+            info.frames = Self.countFrames(h, channels: info.channels)
+            if sf_seek(h, 0, SEEK_SET) != 0 {
+                sf_close(h)
+                throw .cannotOpen(path: path, reason: "the header gives no length and the stream cannot be rewound after counting it", detected: nil)
+            }
+        }
+        self.info = info
+        guard info.frames > 0 else {
             sf_close(h)
             throw .empty(path: path)
         }
@@ -54,30 +140,54 @@ public final class AudioReader {
 
     deinit { sf_close(handle) }
 
-    /// Reads up to `frames` interleaved frames into `buffer` (resized as needed); returns frames read, 0 at the end.
+    private static func countFrames(_ h: OpaquePointer, channels: Int) -> Int {
+        var buffer = [Float](repeating: 0, count: 16384 * channels)
+        var total = 0
+        while true {
+            let got = buffer.withUnsafeMutableBufferPointer { sf_readf_float(h, $0.baseAddress, 16384) }
+            if got <= 0 { break }
+            total += Int(got)
+        }
+        return total
+    }
+
+    /// Reads up to `frames` interleaved frames into `buffer` (resized as needed); returns frames read,
+    /// 0 at the end. A decode error ends the stream like the end of the file and sets `truncation`.
     public func read(into buffer: inout [Float], frames: Int) throws(AudioError) -> Int {
+        guard truncation == nil, frames > 0 else { return 0 }
         let need = frames * info.channels
         if buffer.count < need { buffer = [Float](repeating: 0, count: need) }
         let got = buffer.withUnsafeMutableBufferPointer { p in
             sf_readf_float(handle, p.baseAddress, sf_count_t(frames))
         }
-        if got < 0 || (got == 0 && sf_error(handle) != 0) {
-            throw .readFailed(path: path, reason: String(cString: sf_strerror(handle)))
+        let n = max(0, Int(got))
+        position += n
+        if n < frames {
+            // The end of the stream: early if the decoder failed, or if the header promised more
+            // (MP3 lengths are libsndfile's estimate, so only a decoder error counts there).
+            let err = sf_error(handle)
+            if err != 0 || (position < info.frames && info.container != "MPEG") {
+                truncation = AudioTruncation(path: path, decodedSeconds: Double(position) / info.sampleRate,
+                                             claimedSeconds: info.durationSeconds,
+                                             reason: err != 0 ? String(cString: sf_strerror(handle)) : nil)
+            }
         }
-        return Int(got)
+        return n
     }
 
-    /// Moves to frame `frame` (0-based) for the next read.
+    /// Moves to frame `frame` (0-based) for the next read. Past the decodable end (a truncated file)
+    /// the next read returns 0 and `truncation` is set.
     public func seek(toFrame frame: Int) throws(AudioError) {
-        if sf_seek(handle, sf_count_t(frame), SEEK_SET) < 0 {
-            throw .readFailed(path: path, reason: "cannot seek to frame \(frame): \(String(cString: sf_strerror(handle)))")
+        let target = max(0, min(frame, info.frames))
+        if sf_seek(handle, sf_count_t(target), SEEK_SET) < 0 {
+            guard target < info.frames else { position = target; return }
+            // Seeking into the missing part of a damaged file: the end of what can be decoded.
+            truncation = truncation ?? AudioTruncation(path: path, decodedSeconds: Double(position) / info.sampleRate,
+                                                      claimedSeconds: info.durationSeconds,
+                                                      reason: "cannot seek to \(String(format: "%.3f", Double(target) / info.sampleRate)) s: \(String(cString: sf_strerror(handle)))")
+            return
         }
-    }
-
-    private static func explain(_ reason: String, path: String) -> String {
-        if !FileManager.default.fileExists(atPath: path) { return "no such file" }
-        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
-        return reason
+        position = target
     }
 
     static func majorName(_ m: Int32) -> String {
@@ -135,7 +245,9 @@ public struct AudioBuffer: Sendable {
         let reader = try AudioReader(path: path)
         let n = reader.info.channels
         var chans = [[Float]](repeating: [], count: n)
-        for c in 0..<n { chans[c].reserveCapacity(reader.info.frames) }
+        // A header's length is a claim, not a promise: reserve at most ten minutes up front and grow
+        // with what is actually decoded.
+        for c in 0..<n { chans[c].reserveCapacity(min(reader.info.frames, Int(600 * reader.info.sampleRate))) }
         var block: [Float] = []
         while true {
             let got = try reader.read(into: &block, frames: 65536)
@@ -151,10 +263,18 @@ public struct AudioBuffer: Sendable {
 
 /// Names formats libsndfile does not read, from their first bytes, so the error can say what the file is.
 enum FormatSniffer {
+    /// Reads the first bytes without ever trapping: an unreadable path simply names nothing.
     static func unsupportedName(path: String) -> String? {
-        guard let h = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? h.close() }
-        let b = [UInt8](h.readData(ofLength: 12))
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var b = [UInt8](repeating: 0, count: 12)
+        let n = b.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, 12) }
+        guard n >= 0 else { return nil }
+        return unsupportedName(prefix: Array(b[0..<n]))
+    }
+
+    static func unsupportedName(prefix b: [UInt8]) -> String? {
         guard b.count >= 4 else { return b.isEmpty ? "an empty file" : nil }
         func ascii(_ r: Range<Int>) -> String { String(decoding: b[r], as: UTF8.self) }
         if b.count >= 8, ascii(4..<8) == "ftyp" { return "an MP4/M4A (AAC or ALAC) container" }
@@ -163,8 +283,51 @@ enum FormatSniffer {
         if ascii(0..<4) == "#!AM" { return "AMR" }
         if b[0] == 0xFF, b[1] & 0xF6 == 0xF0 { return "raw AAC (ADTS)" }
         if ascii(0..<4) == "MThd" { return "a MIDI file" }
-        if ascii(0..<4) == "ID3\u{03}" || ascii(0..<3) == "ID3" { return nil }
+        if ascii(0..<3) == "ID3" { return nil }
         if b.allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || ($0 >= 0x20 && $0 < 0x7F) }) { return "a text file" }
         return nil
     }
+}
+
+/// Bytes in memory behind libsndfile's virtual I/O. The callbacks get this object as `user_data`.
+final class MemoryFile {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    private static func file(_ p: UnsafeMutableRawPointer?) -> MemoryFile? {
+        p.map { Unmanaged<MemoryFile>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    static let length: sf_vio_get_filelen = { p in sf_count_t(file(p)?.bytes.count ?? 0) }
+
+    static let seek: sf_vio_seek = { offset, whence, p in
+        guard let f = file(p) else { return -1 }
+        let base: Int
+        switch whence {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = f.offset
+        case SEEK_END: base = f.bytes.count
+        default: return -1
+        }
+        let (target, overflow) = base.addingReportingOverflow(Int(offset))
+        guard !overflow, target >= 0 else { return -1 }
+        f.offset = target
+        return sf_count_t(target)
+    }
+
+    static let read: sf_vio_read = { ptr, count, p in
+        guard let f = file(p), let ptr, count > 0, f.offset < f.bytes.count else { return 0 }
+        let n = min(Int(count), f.bytes.count - f.offset)
+        f.bytes.withUnsafeBytes { src in
+            ptr.copyMemory(from: src.baseAddress! + f.offset, byteCount: n)
+        }
+        f.offset += n
+        return sf_count_t(n)
+    }
+
+    static let write: sf_vio_write = { _, _, _ in 0 }
+
+    static let tell: sf_vio_tell = { p in sf_count_t(file(p)?.offset ?? 0) }
 }

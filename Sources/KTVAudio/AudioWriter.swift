@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import KTVCore
 
 /// Output encodings ktv writes.
 public enum AudioFileFormat: String, Sendable, CaseIterable {
@@ -25,20 +26,36 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
     }
 }
 
-/// Writes audio to a temporary file beside the destination and renames it into place on `finish()`,
-/// so no reader ever sees a partial file. Dropping the writer without `finish()` removes the temporary.
+/// Writes audio under a temporary name and puts it in place on `finish()` (see `AtomicOutput`: a
+/// regular file is replaced by rename, a device or FIFO is written into), so no reader ever sees a
+/// partial file. Dropping the writer without `finish()` removes the temporary.
+///
+/// A writer made with `init(output:…)` belongs to an `AtomicOutputSet`: `finish()` only closes the
+/// file, and the set puts every output in place together.
 public final class AudioWriter {
     public let path: String
     public let channels: Int
-    private let temporaryPath: String
+    private let output: AtomicOutput
+    private let commitsOnFinish: Bool
     private var handle: OpaquePointer?
 
-    public init(path: String, sampleRate: Double, channels: Int, format: AudioFileFormat) throws(AudioError) {
-        self.path = path
+    /// A writer whose `finish()` puts the file in place.
+    public convenience init(path: String, sampleRate: Double, channels: Int, format: AudioFileFormat) throws(AudioError) {
+        let output: AtomicOutput
+        do { output = try AtomicOutput(path: path) } catch { throw .cannotWrite(path: path, reason: error.reason) }
+        try self.init(output: output, sampleRate: sampleRate, channels: channels, format: format, commitsOnFinish: true)
+    }
+
+    /// A writer for one output of a set; the set commits it.
+    public convenience init(output: AtomicOutput, sampleRate: Double, channels: Int, format: AudioFileFormat) throws(AudioError) {
+        try self.init(output: output, sampleRate: sampleRate, channels: channels, format: format, commitsOnFinish: false)
+    }
+
+    private init(output: AtomicOutput, sampleRate: Double, channels: Int, format: AudioFileFormat, commitsOnFinish: Bool) throws(AudioError) {
+        self.path = output.target.path
         self.channels = channels
-        let url = URL(fileURLWithPath: path)
-        temporaryPath = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        self.output = output
+        self.commitsOnFinish = commitsOnFinish
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate.rounded())
         info.channels = Int32(channels)
@@ -46,12 +63,8 @@ public final class AudioWriter {
         guard sf_format_check(&info) != 0 else {
             throw .cannotWrite(path: path, reason: "\(format.rawValue) cannot hold \(channels) channel(s) at \(Int(sampleRate)) Hz")
         }
-        guard let h = sf_open(temporaryPath, Int32(SFM_WRITE), &info) else {
-            let dir = url.deletingLastPathComponent().path
-            var isDir: ObjCBool = false
-            let reason = FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) && isDir.boolValue
-                ? String(cString: sf_strerror(nil)) : "folder \(dir) does not exist"
-            throw .cannotWrite(path: path, reason: reason)
+        guard let h = sf_open(output.temporaryPath, Int32(SFM_WRITE), &info) else {
+            throw .cannotWrite(path: path, reason: String(cString: sf_strerror(nil)))
         }
         // Float input beyond ±1 is clipped rather than wrapped when written as integers.
         sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
@@ -61,7 +74,7 @@ public final class AudioWriter {
     deinit {
         if let h = handle {
             sf_close(h)
-            unlink(temporaryPath)
+            output.discard()
         }
     }
 
@@ -76,23 +89,20 @@ public final class AudioWriter {
 
     /// Writes one mono block (for single-channel writers).
     public func write(mono samples: [Float]) throws(AudioError) {
-        precondition(channels == 1, "write(mono:) needs a one-channel writer")
+        guard channels == 1 else { throw .invalidArgument("write(mono:) needs a one-channel writer, this one has \(channels)") }
         try samples.withUnsafeBufferPointer { (p) throws(AudioError) in try write(interleaved: p, frames: samples.count) }
     }
 
-    /// Closes the file and renames it into place.
+    /// Closes the file and, unless it belongs to a set, puts it in place.
     public func finish() throws(AudioError) {
         guard let h = handle else { return }
         handle = nil
         if sf_close(h) != 0 {
-            unlink(temporaryPath)
+            output.discard()
             throw .cannotWrite(path: path, reason: "closing failed")
         }
-        if rename(temporaryPath, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw .cannotWrite(path: path, reason: reason)
-        }
+        guard commitsOnFinish else { return }
+        do { try output.commit() } catch { throw .cannotWrite(path: path, reason: error.reason) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KTVCore
 
 // Splitting dual-mono karaoke tracks.
 //
@@ -91,44 +92,98 @@ public struct SplitResult: Sendable {
     public var gainMedian: Double
     public var frames: Int
     public var sampleRate: Double
+    /// Where the input stopped decoding early (a truncated or damaged file); the outputs end there.
+    public var truncation: AudioTruncation?
 }
 
-/// Where the split writes (nil: not written).
+/// Where the split writes (nil: not written). Every output, the report included, appears together
+/// or not at all: each is written under a temporary name and all are renamed once all succeeded.
 public struct SplitOutputs: Sendable {
     public var original: String?
     public var accompaniment: String?
     public var vocals: String?
     public var format: AudioFileFormat?
+    /// A folder to create (with its parents) once the input has been read and analysed; removed again
+    /// when the split fails and it was created for this split.
+    public var folder: String?
+    /// A report written with the audio from the result (also when the track is not split).
+    public var report: SplitReportOutput?
 
-    public init(original: String? = nil, accompaniment: String? = nil, vocals: String? = nil, format: AudioFileFormat? = nil) {
+    public init(original: String? = nil, accompaniment: String? = nil, vocals: String? = nil, format: AudioFileFormat? = nil,
+                folder: String? = nil, report: SplitReportOutput? = nil) {
         self.original = original
         self.accompaniment = accompaniment
         self.vocals = vocals
         self.format = format
+        self.folder = folder
+        self.report = report
+    }
+}
+
+/// A file rendered from the split's result and written in the same all-or-nothing set as the audio.
+public struct SplitReportOutput: Sendable {
+    public var path: String
+    public var render: @Sendable (SplitResult) -> [UInt8]
+
+    public init(path: String, render: @escaping @Sendable (SplitResult) -> [UInt8]) {
+        self.path = path
+        self.render = render
     }
 }
 
 public enum DualMonoSplitter {
     /// Decides lag, layout and gain from analysis windows of the file.
     public static func analyze(path: String, configuration: SplitConfiguration) throws(AudioError) -> SplitAnalysis {
+        try analyze(reader: AudioReader(path: path), configuration: configuration)
+    }
+
+    /// Decides lag, layout and gain from analysis windows of an open reader (a file or bytes in memory).
+    public static func analyze(reader: AudioReader, configuration: SplitConfiguration) throws(AudioError) -> SplitAnalysis {
         let config = try configuration.validated()
-        let reader = try AudioReader(path: path)
         let info = reader.info
-        try checkChannels(info, path: path, layout: config.layout)
+        try checkChannels(info, path: reader.path, layout: config.layout)
         let (a, b) = pair(config.layout, channels: info.channels)
         let windows = try analysisWindows(reader, config: config, channels: (a, b))
         return analyze(windows: windows, sampleRate: info.sampleRate, config: config, pair: (a, b))
     }
 
-    /// Analysis and the streaming split, writing the requested outputs.
+    /// Analysis and the streaming split, writing the requested outputs (all of them, or none).
     public static func split(path: String, configuration: SplitConfiguration, outputs: SplitOutputs) throws(AudioError) -> SplitResult {
         let config = try configuration.validated()
-        let analysis = try analyze(path: path, configuration: config)
-        guard analysis.dualMono, let o = analysis.originalChannel, let c = analysis.accompanimentChannel else {
-            return SplitResult(analysis: analysis, vocalEnergyShare: 0, vocalActivityShare: 0, gainMedian: 0, frames: 0, sampleRate: 0)
+        let analysisReader = try AudioReader(path: path)
+        let analysis = try analyze(reader: analysisReader, configuration: config)
+        let folder = try FolderCreation(outputs.folder)
+        let set = AtomicOutputSet()
+        var result = SplitResult(analysis: analysis, vocalEnergyShare: 0, vocalActivityShare: 0, gainMedian: 0, frames: 0,
+                                 sampleRate: 0, truncation: analysisReader.truncation)
+        do {
+            if analysis.dualMono, let o = analysis.originalChannel, let c = analysis.accompanimentChannel {
+                result = try separate(reader: AudioReader(path: path), original: o, accompaniment: c, lag: analysis.lagSamples,
+                                      gain: analysis.gain, config: config, outputs: outputs, into: set, analysis: analysis)
+                result.truncation = result.truncation ?? analysisReader.truncation
+            }
+            if let report = outputs.report {
+                let output = try set.add(report.path)
+                try FileIO.writeAtomically(report.render(result), to: output.temporaryPath)
+            }
+            try set.commit()
+        } catch {
+            set.discard()
+            folder.undo()
+            switch error {
+            case let e as AudioError: throw e
+            case let e as FileIOError: throw .cannotWrite(path: Self.pathOf(e) ?? outputs.folder ?? path, reason: e.reason)
+            default: throw .cannotWrite(path: outputs.folder ?? path, reason: "\(error)")
+            }
         }
-        return try separate(path: path, original: o, accompaniment: c, lag: analysis.lagSamples,
-                            gain: analysis.gain, config: config, outputs: outputs, analysis: analysis)
+        return result
+    }
+
+    private static func pathOf(_ e: FileIOError) -> String? {
+        switch e {
+        case let .cannotRead(p, _), let .cannotWrite(p, _), let .tooLarge(p, _): return p
+        case .brokenPipe: return nil
+        }
     }
 
     static func checkChannels(_ info: AudioInfo, path: String, layout: SplitLayout) throws(AudioError) {
@@ -261,6 +316,8 @@ public enum DualMonoSplitter {
         let fft = RealFFT(size: size)
         let window = RealFFT.hannWindow(size: size)
         let lo = max(1, Int(100 * Double(size) / sampleRate)), hi = min(size / 2, Int(5000 * Double(size) / sampleRate))
+        // The 100 Hz-5 kHz band holds no FFT bin at all when the rate is absurdly low.
+        guard hi > lo else { return LevelStats(mode: 0, common: 0, above: 0, below: 0) }
         // Histogram in 0.25 dB steps over ±60 dB.
         var histogram = [Int](repeating: 0, count: 481)
         var xr: [Float] = [], xi: [Float] = [], yr: [Float] = [], yi: [Float] = []
@@ -324,15 +381,20 @@ public enum DualMonoSplitter {
     /// side, made on the time-frequency bins the accompaniment dominates (`SpectralGainFit`); gains are
     /// interpolated linearly between block centres. Memory holds 2·context + 3 blocks, whatever the
     /// file's length.
-    static func separate(path: String, original o: Int, accompaniment c: Int, lag: Int, gain: Double,
-                         config: SplitConfiguration, outputs: SplitOutputs, analysis: SplitAnalysis) throws(AudioError) -> SplitResult {
-        let reader = try AudioReader(path: path)
+    static func separate(reader: AudioReader, original o: Int, accompaniment c: Int, lag: Int, gain: Double,
+                         config: SplitConfiguration, outputs: SplitOutputs, into set: AtomicOutputSet,
+                         analysis: SplitAnalysis) throws -> SplitResult {
+        let path = reader.path
         let info = reader.info
         let rate = info.sampleRate
         let format = outputs.format ?? AudioFileFormat.wavMatching(info)
-        let origWriter = try outputs.original.map { (p) throws(AudioError) in try AudioWriter(path: p, sampleRate: rate, channels: 1, format: format) }
-        let accWriter = try outputs.accompaniment.map { (p) throws(AudioError) in try AudioWriter(path: p, sampleRate: rate, channels: 1, format: format) }
-        let vocWriter = try outputs.vocals.map { (p) throws(AudioError) in try AudioWriter(path: p, sampleRate: rate, channels: 1, format: format) }
+        func writer(_ p: String?) throws -> AudioWriter? {
+            guard let p else { return nil }
+            return try AudioWriter(output: set.add(p), sampleRate: rate, channels: 1, format: format)
+        }
+        let origWriter = try writer(outputs.original)
+        let accWriter = try writer(outputs.accompaniment)
+        let vocWriter = try writer(outputs.vocals)
 
         let context = config.gainContextBlocks
         let block = max(Int(config.gainBlockSeconds * rate), abs(lag) + 1, 1024)
@@ -485,7 +547,7 @@ public enum DualMonoSplitter {
         try origWriter?.finish()
         try accWriter?.finish()
         try vocWriter?.finish()
-        if frames == 0 { throw .empty(path: path) }
+        if frames == 0 { throw AudioError.empty(path: path) }
         let mixRMS = (energyOrig / Double(frames)).squareRoot()
         let threshold = max(1e-4, 0.05 * mixRMS)
         let active = vocalFramesRMS.filter { $0 > threshold }.count
@@ -494,7 +556,7 @@ public enum DualMonoSplitter {
                            vocalEnergyShare: energyOrig > 0 ? energyVoc / energyOrig : 0,
                            vocalActivityShare: vocalFramesRMS.isEmpty ? 0 : Double(active) / Double(vocalFramesRMS.count),
                            gainMedian: sortedGains.isEmpty ? gain : sortedGains[sortedGains.count / 2],
-                           frames: frames, sampleRate: rate)
+                           frames: frames, sampleRate: rate, truncation: reader.truncation)
     }
 }
 
@@ -549,5 +611,34 @@ struct SpectralGainFit {
         for i in 0..<x.count { xa += Double(x[i] * a[i]); aa += Double(a[i] * a[i]) }
         // Weak weight: a voice-only block barely informs the gain.
         return (xa * 1e-3, aa * 1e-3)
+    }
+}
+
+/// A folder created for a set of outputs, and removed again (only what was created, only if empty)
+/// when the outputs are abandoned.
+struct FolderCreation {
+    /// Folders created, deepest last.
+    private var created: [String] = []
+
+    init(_ folder: String?) throws(AudioError) {
+        guard let folder else { return }
+        var missing: [String] = []
+        var p = (folder as NSString).standardizingPath
+        var isDir: ObjCBool = false
+        while !p.isEmpty, p != "/", !FileManager.default.fileExists(atPath: p, isDirectory: &isDir) {
+            missing.append(p)
+            p = (p as NSString).deletingLastPathComponent
+        }
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
+            throw .cannotWrite(path: folder, reason: "exists and is not a folder")
+        }
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+            throw .cannotWrite(path: folder, reason: "cannot create the folder: \((error as NSError).localizedDescription)")
+        }
+        created = missing.reversed()
+    }
+
+    func undo() {
+        for dir in created.reversed() { rmdir(dir) }
     }
 }

@@ -4,6 +4,8 @@ public struct FileFindings: Sendable {
     public var diagnostics: [Diagnostic]
     /// Set when the file could not be read as lyrics at all (exit 65).
     public var fatal: Bool
+    /// Set when the file could not be read from disk at all (missing, a folder, no permission: exit 74).
+    public var unreadable: Bool = false
     /// Further per-file results for the JSON report (e.g. the lyric/audio alignment).
     public var extra: [(String, JSONValue)]
 

@@ -4,6 +4,10 @@ import Foundation
 public enum FileIOError: Error, Equatable, CustomStringConvertible, Sendable {
     case cannotRead(path: String, reason: String)
     case cannotWrite(path: String, reason: String)
+    /// The input is larger than the limit the caller set (`limitBytes`).
+    case tooLarge(path: String, limitBytes: Int)
+    /// Standard output (or another stream) was closed by its reader: not an error to report.
+    case brokenPipe
 
     public var description: String {
         switch self {
@@ -11,59 +15,264 @@ public enum FileIOError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(path): cannot read: \(reason)"
         case let .cannotWrite(path, reason):
             return "\(path): cannot write: \(reason) (check that the folder exists and is writable)"
+        case let .tooLarge(path, limit):
+            return "\(path): larger than the \(FileIO.describeSize(limit)) limit for this kind of input"
+        case .brokenPipe:
+            return "the reader closed the pipe"
+        }
+    }
+
+    /// The reason alone, without the path (for errors of other modules that name the path themselves).
+    public var reason: String {
+        switch self {
+        case let .cannotRead(_, reason), let .cannotWrite(_, reason): return reason
+        case let .tooLarge(_, limit): return "larger than the \(FileIO.describeSize(limit)) limit"
+        case .brokenPipe: return "the reader closed the pipe"
         }
     }
 }
 
-/// Whole-file reads and atomic writes.
+/// Whole-file reads, bounded; writes that never leave a partial output and never replace a device.
 ///
-/// Writes go to a temporary file in the destination's folder and are renamed into place, so a
-/// reader (or a crash) never sees a partly written output.
+/// Writes to a regular file (or a new one) go to a temporary file in the destination's folder and
+/// are renamed into place, so a reader (or a crash) never sees a partly written output. A symbolic
+/// link is followed and its target replaced (the link stays). A character or block device or a FIFO
+/// (`/dev/null`, `/dev/stdout`, a named pipe) is written straight into: renaming over it would
+/// replace the device with a regular file.
 public enum FileIO {
-    /// Reads a whole file. `-` reads standard input.
-    public static func read(_ path: String) throws -> [UInt8] {
+    /// Reads a whole file. `-` reads standard input. Fails with `.tooLarge` past `maxBytes` without
+    /// reading further, so a huge or endless input cannot exhaust memory.
+    public static func read(_ path: String, maxBytes: Int = Int.max) throws(FileIOError) -> [UInt8] {
+        let fd: Int32
         if path == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            return [UInt8](data)
+            fd = 0
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .cannotRead(path: path, reason: readReason(errno)) }
         }
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw FileIOError.cannotRead(path: path, reason: "no such file")
+        defer { if fd != 0 { close(fd) } }
+        var st = stat()
+        if fstat(fd, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw .cannotRead(path: path, reason: "is a folder, not a file") }
+            if (st.st_mode & S_IFMT) == S_IFREG && Int(st.st_size) > maxBytes {
+                throw .tooLarge(path: path, limitBytes: maxBytes)
+            }
         }
-        if isDir.boolValue {
-            throw FileIOError.cannotRead(path: path, reason: "is a folder, not a file")
+        var out: [UInt8] = []
+        if (st.st_mode & S_IFMT) == S_IFREG { out.reserveCapacity(min(Int(st.st_size), maxBytes)) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotRead(path: path, reason: readReason(errno))
+            }
+            if n == 0 { break }
+            if out.count + n > maxBytes { throw .tooLarge(path: path, limitBytes: maxBytes) }
+            out.append(contentsOf: chunk[0..<n])
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileIOError.cannotRead(path: path, reason: "permission denied or unreadable")
-        }
-        return [UInt8](data)
+        return out
     }
 
-    /// Writes `bytes` to `path` atomically: temporary file in the same folder, then rename.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent()
-        let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        do {
-            try Data(bytes).write(to: tmp, options: [])
-        } catch {
-            try? FileManager.default.removeItem(at: tmp)
-            throw FileIOError.cannotWrite(path: path, reason: Self.reason(error))
+    /// Writes `bytes` to `path` without ever leaving a partial file (see the type's notes).
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(FileIOError) {
+        let target = try OutputTarget(path)
+        if target.isSpecial {
+            try target.writeStraight(bytes)
+            return
         }
-        if rename(tmp.path, url.path) != 0 {
-            let err = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: tmp)
-            throw FileIOError.cannotWrite(path: path, reason: err)
+        let output = try AtomicOutput(target)
+        let fd = open(output.temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw .cannotWrite(path: path, reason: writeReason(errno)) }
+        do { try writeAll(fd: fd, bytes, path: path) } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw .cannotWrite(path: path, reason: writeReason(errno)) }
+        try output.commit()
+    }
+
+    /// Writes every byte to a file descriptor, retrying short writes and interrupts.
+    /// A reader that went away (`EPIPE`) is `.brokenPipe`, so callers can stop quietly.
+    public static func writeAll(fd: Int32, _ bytes: [UInt8], path: String) throws(FileIOError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == EPIPE { throw .brokenPipe }
+                throw .cannotWrite(path: path, reason: writeReason(errno))
+            }
+            done += n
         }
     }
 
-    private static func reason(_ error: Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain,
-           let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {
-            return String(cString: strerror(code.rawValue))
+    /// `64 MB`, `512 KB`, `12 bytes`: how messages state a limit.
+    public static func describeSize(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KB" }
+        return "\(bytes) bytes"
+    }
+
+    static func readReason(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: return "no such file"
+        case EACCES, EPERM: return "permission denied"
+        case EISDIR: return "is a folder, not a file"
+        default: return String(cString: strerror(code))
         }
-        return ns.localizedDescription
+    }
+
+    static func writeReason(_ code: Int32) -> String {
+        switch code {
+        case ENOSPC: return "no space left on the device"
+        case EACCES, EPERM: return "permission denied"
+        case ENOENT: return "the folder does not exist"
+        default: return String(cString: strerror(code))
+        }
+    }
+}
+
+/// Where an output really goes: symbolic links followed, and what kind of file is there.
+public struct OutputTarget: Sendable {
+    /// The path as the caller named it (messages use it).
+    public let path: String
+    /// The file that will be written or replaced, after following symbolic links.
+    public let resolvedPath: String
+    /// A device, FIFO or socket: written straight into, never replaced.
+    public let isSpecial: Bool
+    /// Permission bits of an existing regular file, kept when it is replaced.
+    public let existingMode: mode_t?
+
+    public init(_ path: String) throws(FileIOError) {
+        self.path = path
+        var current = path
+        // Follow links by hand (a dangling link names the file to create), at most 40 deep as the kernel does.
+        for _ in 0..<40 {
+            var st = stat()
+            guard lstat(current, &st) == 0 else {
+                guard errno == ENOENT else { throw .cannotWrite(path: path, reason: FileIO.writeReason(errno)) }
+                let dir = (current as NSString).deletingLastPathComponent
+                var dst = stat()
+                if !dir.isEmpty, stat(dir, &dst) != 0 || (dst.st_mode & S_IFMT) != S_IFDIR {
+                    throw .cannotWrite(path: path, reason: "folder \(dir) does not exist")
+                }
+                resolvedPath = current
+                isSpecial = false
+                existingMode = nil
+                return
+            }
+            switch st.st_mode & S_IFMT {
+            case S_IFLNK:
+                var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let n = readlink(current, &buf, buf.count - 1)
+                guard n > 0 else { throw .cannotWrite(path: path, reason: "cannot read the symbolic link \(current)") }
+                let link = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                current = link.hasPrefix("/") ? link
+                    : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
+            case S_IFDIR:
+                throw .cannotWrite(path: path, reason: "is a folder, not a file")
+            case S_IFREG:
+                resolvedPath = current
+                isSpecial = false
+                existingMode = st.st_mode & 0o7777
+                return
+            default:
+                resolvedPath = current
+                isSpecial = true
+                existingMode = nil
+                return
+            }
+        }
+        throw .cannotWrite(path: path, reason: "too many levels of symbolic links")
+    }
+
+    /// Writes bytes into a device or FIFO as it is.
+    public func writeStraight(_ bytes: [UInt8]) throws(FileIOError) {
+        let fd = open(resolvedPath, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotWrite(path: path, reason: FileIO.writeReason(errno)) }
+        defer { close(fd) }
+        try FileIO.writeAll(fd: fd, bytes, path: path)
+    }
+}
+
+/// One output written under a temporary name and put in place by `commit()`.
+///
+/// For a regular (or new) file the temporary sits beside the destination and `commit()` renames it
+/// over, keeping the replaced file's permissions. For a device or FIFO it sits in the temporary
+/// folder and `commit()` copies it into the special file. Dropped without `commit()`, the temporary
+/// is removed, so a failure leaves nothing behind.
+public final class AtomicOutput {
+    public let target: OutputTarget
+    /// Where the producer writes.
+    public let temporaryPath: String
+    private var settled = false
+
+    public convenience init(path: String) throws(FileIOError) {
+        try self.init(OutputTarget(path))
+    }
+
+    public init(_ target: OutputTarget) throws(FileIOError) {
+        self.target = target
+        let name = (target.resolvedPath as NSString).lastPathComponent
+        let unique = ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dir = target.isSpecial ? NSTemporaryDirectory() : (target.resolvedPath as NSString).deletingLastPathComponent
+        temporaryPath = (dir as NSString).appendingPathComponent(unique)
+    }
+
+    deinit { discard() }
+
+    /// Puts the finished temporary file in place.
+    public func commit() throws(FileIOError) {
+        guard !settled else { return }
+        settled = true
+        defer { unlink(temporaryPath) }
+        if target.isSpecial {
+            let bytes = try FileIO.read(temporaryPath)
+            try target.writeStraight(bytes)
+            return
+        }
+        if let mode = target.existingMode { chmod(temporaryPath, mode) }
+        if rename(temporaryPath, target.resolvedPath) != 0 {
+            throw .cannotWrite(path: target.path, reason: FileIO.writeReason(errno))
+        }
+    }
+
+    /// Removes the temporary file; the destination is untouched.
+    public func discard() {
+        guard !settled else { return }
+        settled = true
+        unlink(temporaryPath)
+    }
+}
+
+/// Several outputs that appear together or not at all: each is written to its temporary name, and
+/// `commit()` renames them all only once every one is finished. Dropped without `commit()`, every
+/// temporary is removed.
+public final class AtomicOutputSet {
+    public private(set) var outputs: [AtomicOutput] = []
+
+    public init() {}
+
+    /// Declares one more output; write to the returned temporary path.
+    public func add(_ path: String) throws(FileIOError) -> AtomicOutput {
+        let output = try AtomicOutput(path: path)
+        outputs.append(output)
+        return output
+    }
+
+    /// Renames every output into place. Renames cannot fail half-way for lack of space, but they can
+    /// for permissions; what was not renamed is removed.
+    public func commit() throws(FileIOError) {
+        var firstError: FileIOError?
+        for output in outputs {
+            if firstError != nil { output.discard(); continue }
+            do { try output.commit() } catch { firstError = error }
+        }
+        if let firstError { throw firstError }
+    }
+
+    public func discard() {
+        for output in outputs { output.discard() }
     }
 }

@@ -128,6 +128,7 @@ enum AccompanimentCanceller {
         result.frames = Array(result.frames.prefix(Int((result.durationS / result.hopS).rounded(.down)) + 1))
         result.latencyMs = path.latencyMs
         result.accompanimentGain = path.gain
+        result.truncations = [reader.take.truncation, reader.acc.truncation].compactMap { $0 }
         return result
     }
 

@@ -277,9 +277,10 @@ public enum MelodyMetrics {
         let ref = startingAtZero(try reference.validated(name: "reference"))
         let est = startingAtZero(try estimate.validated(name: "estimate"))
         let refCents = ref.frequenciesHz.map { cents(frequencyHz: $0, baseFrequencyHz: baseFrequencyHz) }
-        let refVoiced = ref.frequenciesHz.map { $0 > 0 }
+        // Zero, negative (an unvoiced guess) and non-normal values (subnormals have no usable log) are unvoiced.
+        let refVoiced = ref.frequenciesHz.map { $0.isNormal && $0 > 0 }
         let estCents = est.frequenciesHz.map { cents(frequencyHz: $0, baseFrequencyHz: baseFrequencyHz) }
-        let estVoiced = est.frequenciesHz.map { $0 > 0 }
+        let estVoiced = est.frequenciesHz.map { $0.isNormal && $0 > 0 }
         var (c, v) = try resample(timesSeconds: est.timesSeconds, cents: estCents, voiced: estVoiced,
                                   onto: ref.timesSeconds)
         let n = refCents.count
@@ -293,9 +294,9 @@ public enum MelodyMetrics {
         return AlignedMelody(referenceVoiced: refVoiced, referenceCents: refCents, estimateVoiced: v, estimateCents: c)
     }
 
-    /// 1200·log2(|f| / base), and 0 for f = 0.
+    /// 1200·log2(|f| / base), and 0 (no pitch) for f = 0 and for non-normal f (subnormal, infinite, NaN).
     public static func cents(frequencyHz: Double, baseFrequencyHz: Double = 10) -> Double {
-        frequencyHz == 0 ? 0 : 1200 * log2(abs(frequencyHz) / baseFrequencyHz)
+        frequencyHz.isNormal ? 1200 * log2(abs(frequencyHz) / baseFrequencyHz) : 0
     }
 
     /// Rounds to 10 decimals the way NumPy's `round` does: scale, round half to even, unscale.

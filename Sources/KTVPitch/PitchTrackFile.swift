@@ -71,14 +71,14 @@ public enum PitchTrackFile {
                     columns = 3 // the CSV `ktv pitch` writes: time_s,f0_hz,confidence
                 } else if fields.count != 2 {
                     throw .badTrackFile(path: path, line: lineNumber,
-                                        detail: "header has \(fields.count) columns (`\(line)`); expected 2: time and f0 (or time, f0, confidence)")
+                                        detail: "header has \(fields.count) columns (\(quoted(line))); expected 2: time and f0 (or time, f0, confidence)")
                 }
                 continue
             }
             guard fields.count == columns else {
                 let names = columns == 2 ? "time and f0" : "time, f0 and confidence"
                 throw .badTrackFile(path: path, line: lineNumber,
-                                    detail: "expected \(columns) columns (\(names)), found \(fields.count): `\(line)`")
+                                    detail: "expected \(columns) columns (\(names)), found \(fields.count): \(quoted(line))")
             }
             let t: Double, f: Double
             switch number(fields[0], name: "time") {
@@ -90,11 +90,11 @@ public enum PitchTrackFile {
             case let .failure(detail): throw .badTrackFile(path: path, line: lineNumber, detail: detail)
             }
             if t < 0 {
-                throw .badTrackFile(path: path, line: lineNumber, detail: "time `\(fields[0])` is negative; times are seconds from 0")
+                throw .badTrackFile(path: path, line: lineNumber, detail: "time \(quoted(fields[0])) is negative; times are seconds from 0")
             }
             if let previousTime, !(t > times[times.count - 1]) {
                 throw .badTrackFile(path: path, line: lineNumber,
-                                    detail: "time `\(fields[0])` is not after the previous time `\(previousTime.text)` (line \(previousTime.line)); times must increase")
+                                    detail: "time \(quoted(fields[0])) is not after the previous time \(quoted(previousTime.text)) (line \(previousTime.line)); times must increase")
             }
             if columns == 3, case let .failure(detail) = number(fields[2], name: "confidence") {
                 throw .badTrackFile(path: path, line: lineNumber, detail: detail)
@@ -132,7 +132,7 @@ public enum PitchTrackFile {
             return .failure("\(name) is infinite")
         }
         guard isDecimal(Array(s.utf8)), let v = Double(s), v.isFinite else {
-            return .failure("\(name) `\(s)` is not a number")
+            return .failure("\(name) \(quoted(s)) is not a number")
         }
         return .success(v)
     }
@@ -345,7 +345,7 @@ fileprivate struct PitchTrackJSON {
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         guard !text.isEmpty, let v = Double(text), v.isFinite,
               text.first != "+", !text.hasPrefix("."), !text.hasPrefix("-.") else {
-            throw Failure(line: line, detail: text.isEmpty ? "unexpected character" : "`\(text)` is not a JSON number")
+            throw Failure(line: line, detail: text.isEmpty ? "unexpected character" : "\(quoted(text)) is not a JSON number")
         }
         return v
     }

@@ -67,6 +67,8 @@ public struct PitchTrack: Sendable {
     /// With an accompaniment: its delay in the take (the recording latency), ms, and its level there.
     public var latencyMs: Double?
     public var accompanimentGain: Double?
+    /// Inputs (the take, the accompaniment) that stopped decoding early; the track covers what was decoded.
+    public var truncations: [AudioTruncation] = []
 }
 
 /// Which channel of the input to track.
@@ -101,10 +103,14 @@ public final class PitchTracker {
 
     /// Tracks a file, streaming: memory stays bounded by the block size plus per-frame results.
     public func track(path: String, channel: ChannelSelection = .mix) throws -> PitchTrack {
-        let reader = try AudioReader(path: path)
+        try track(reader: AudioReader(path: path), channel: channel)
+    }
+
+    /// Tracks an open reader (a file, or bytes in memory) from where it stands to its end.
+    public func track(reader: AudioReader, channel: ChannelSelection = .mix) throws -> PitchTrack {
         let n = reader.info.channels
         if case let .channel(c) = channel, !(0..<n).contains(c) {
-            throw AudioError.wrongChannelCount(path: path, found: n, expected: "channel \(c + 1) was asked for", format: reader.info.formatName)
+            throw AudioError.wrongChannelCount(path: reader.path, found: n, expected: "channel \(c + 1) was asked for", format: reader.info.formatName)
         }
         let session = try Session(tracker: self, inputRate: reader.info.sampleRate)
         var block: [Float] = []
@@ -117,7 +123,9 @@ public final class PitchTracker {
             try session.feed(mono)
             total += got
         }
-        return try session.finish(inputFrames: total)
+        var result = try session.finish(inputFrames: total)
+        result.truncations = reader.truncation.map { [$0] } ?? []
+        return result
     }
 
     /// Tracks a take with the accompaniment's bleed cancelled first (see `AccompanimentCanceller`).

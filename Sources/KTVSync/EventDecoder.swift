@@ -226,7 +226,7 @@ struct EventDecoder {
         func syncProtocol() throws(SyncError) -> SyncProtocol {
             guard let proto else { throw malformed("protocol", "missing; use zego, agora, tencent or volcano") }
             let name = try text(proto, "protocol")
-            guard let p = SyncProtocol(rawValue: name) else { throw malformed("protocol", "unknown protocol `\(name)`; use zego, agora, tencent or volcano") }
+            guard let p = SyncProtocol(rawValue: name) else { throw malformed("protocol", "unknown protocol \(quoted(name)); use zego, agora, tencent or volcano") }
             return p
         }
 
@@ -243,7 +243,7 @@ struct EventDecoder {
             let st: PlayerState
             if s.keyEquals(state, "playing") { st = .playing } else {
                 let stName = try text(state, "state")
-                guard let other = PlayerState(rawValue: stName) else { throw malformed("state", "unknown state `\(stName)`; use playing, paused or stopped") }
+                guard let other = PlayerState(rawValue: stName) else { throw malformed("state", "unknown state \(quoted(stName)); use playing, paused or stopped") }
                 st = other
             }
             let pos = try ms(position, "position")
@@ -253,7 +253,7 @@ struct EventDecoder {
         case "role":
             guard let role else { throw malformed("role", "missing; use lead, chorus or audience") }
             let name = try text(role, "role")
-            guard let r = DeviceRole(rawValue: name) else { throw malformed("role", "unknown role `\(name)`; use lead, chorus or audience") }
+            guard let r = DeviceRole(rawValue: name) else { throw malformed("role", "unknown role \(quoted(name)); use lead, chorus or audience") }
             return event(.role(r))
         case "send":
             _ = try syncProtocol()
@@ -284,7 +284,7 @@ struct EventDecoder {
         case "record":
             guard let action else { throw malformed("action", "missing; use start or stop") }
             let a = try text(action, "action")
-            guard a == "start" || a == "stop" else { throw malformed("action", "unknown action `\(a)`; use start or stop") }
+            guard a == "start" || a == "stop" else { throw malformed("action", "unknown action \(quoted(a)); use start or stop") }
             return event(.record(start: a == "start"))
         case "truth":
             guard truthAt >= 0 else { throw malformed("truth", "missing; a truth event carries an object") }
@@ -295,7 +295,7 @@ struct EventDecoder {
             guard case .object = v else { throw malformed("truth", "must be an object") }
             return .truth(device: device, ntpMs: ntpMs, v)
         default:
-            throw malformed("kind", "unknown kind `\(kindName)`; use one of \(Self.kinds)")
+            throw malformed("kind", "unknown kind \(quoted(kindName)); use one of \(Self.kinds)")
         }
     }
 

@@ -174,7 +174,7 @@ struct LogBuilder {
                 }.map(\.element)
                 let src = firstBad!
                 notes.append(LogNote(rule: "out-of-order", file: files[Int(src.file)], line: Int(src.line),
-                                     message: "\(outOfOrder) event(s) of `\(devices[d].name)` come before an earlier `at` in the file; replay puts them in `at` order"))
+                                     message: "\(outOfOrder) event(s) of \(quoted(devices[d].name)) come before an earlier `at` in the file; replay puts them in `at` order"))
             }
             // NTP time of events logged without one: `at` plus the device's NTP offset at the
             // nearest stamped event before (or, at the start, after) it.
@@ -196,12 +196,12 @@ struct LogBuilder {
                 }
                 if steps > 0, let src = stepSource {
                     notes.append(LogNote(rule: "ntp-step", file: files[Int(src.file)], line: Int(src.line),
-                                         message: "the NTP time of `\(devices[d].name)` jumps against its `at` clock \(steps) time(s) by more than 50 ms; sync math across the jump may be off"))
+                                         message: "the NTP time of \(quoted(devices[d].name)) jumps against its `at` clock \(steps) time(s) by more than 50 ms; sync math across the jump may be off"))
                 }
             } else if !events.isEmpty {
                 let src = events[0].source
                 notes.append(LogNote(rule: "no-ntp", file: files[Int(src.file)], line: Int(src.line),
-                                     message: "`\(devices[d].name)` logged no `ntp` at all; its events cannot be placed in NTP time and are left out of the sync math"))
+                                     message: "\(quoted(devices[d].name)) logged no `ntp` at all; its events cannot be placed in NTP time and are left out of the sync math"))
                 devices[d].hasNTP = false
                 for k in events.indices { events[k].ntpMs = events[k].atMs }
             }

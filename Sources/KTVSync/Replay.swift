@@ -1,3 +1,4 @@
+import KTVCore
 import KTVLyrics
 
 /// `ktv replay`: reads progress logs, recomputes what every device should have done, and reports
@@ -129,7 +130,7 @@ public enum Replay {
             let guess: DeviceRole? = sends && !receives ? .lead : receives && plays ? .chorus : receives ? .audience : plays ? .lead : nil
             roles[d].inferred = guess
             if let guess {
-                notes.append(LogNote(rule: "role-inferred", message: "`\(dev.name)` has no role event; taken as \(guess.rawValue) from what it logged"))
+                notes.append(LogNote(rule: "role-inferred", message: "\(quoted(dev.name)) has no role event; taken as \(guess.rawValue) from what it logged"))
             }
         }
         return roles

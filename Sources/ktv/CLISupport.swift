@@ -3,27 +3,39 @@ import Foundation
 import KTVCore
 import KTVLyrics
 
-/// Writes a line to standard error.
+/// Writes a line to standard error. A standard error nobody reads is not worth failing over.
 func printError(_ s: String) {
-    FileHandle.standardError.write(Data((s + "\n").utf8))
+    try? FileIO.writeAll(fd: 2, Array((s + "\n").utf8), path: "<stderr>")
 }
 
-/// Writes bytes to standard output, or atomically to `path` when one is given (`-` = stdout).
+/// Writes bytes to standard output, or to `path` when one is given (`-` = stdout): atomically for a
+/// regular file, straight into a device or FIFO (see `FileIO.writeAtomically`).
 func emit(_ bytes: [UInt8], to path: String?) throws {
-    if let path, path != "-" {
-        do { try FileIO.writeAtomically(bytes, to: path) } catch {
-            printError("ktv: \(error)")
-            throw ExitCode(KTVExitCode.ioError)
-        }
-    } else {
-        FileHandle.standardOutput.write(Data(bytes))
+    guard let path, path != "-" else { return try writeStandardOutput(bytes) }
+    do { try FileIO.writeAtomically(bytes, to: path) } catch {
+        printError("ktv: \(error)")
+        throw ExitCode(KTVExitCode.ioError)
     }
 }
 
-/// Reads an input file (`-` = stdin), mapping failures to exit 74 with the path in the message.
-func readInput(_ path: String) throws -> [UInt8] {
-    do { return try FileIO.read(path) } catch {
+func writeStandardOutput(_ text: String) throws { try writeStandardOutput(Array(text.utf8)) }
+
+/// Standard output, unbuffered and checked: a full disk or a closed descriptor is exit 74 with a
+/// message; a reader that went away (`ktv … | head`, with SIGPIPE ignored) ends the command quietly.
+func writeStandardOutput(_ bytes: [UInt8]) throws {
+    do { try FileIO.writeAll(fd: 1, bytes, path: "<stdout>") } catch {
+        if case .brokenPipe = error { throw ExitCode.success }
         printError("ktv: \(error)")
+        throw ExitCode(KTVExitCode.ioError)
+    }
+}
+
+/// Reads an input file (`-` = stdin), mapping failures to exit 74 with the path in the message
+/// (65 when it is over `maxBytes`: the input, not the machine, is the problem).
+func readInput(_ path: String, maxBytes: Int = Int.max) throws -> [UInt8] {
+    do { return try FileIO.read(path, maxBytes: maxBytes) } catch {
+        printError("ktv: \(error)")
+        if case .tooLarge = error { throw ExitCode(KTVExitCode.dataError) }
         throw ExitCode(KTVExitCode.ioError)
     }
 }

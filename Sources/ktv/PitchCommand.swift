@@ -111,6 +111,7 @@ struct PitchTrackCommand: ParsableCommand {
             printError("ktv: \(input): \(error)")
             throw ExitCode(KTVExitCode.dataError)
         }
+        for t in track.truncations { printError("ktv: warning: \(t)") }
         let bytes: [UInt8]
         switch format {
         case .csv: bytes = Array(PitchTrackWriter.csv(track).utf8)

@@ -85,8 +85,10 @@ struct PitchEvalCommand: ParsableCommand {
                 ("gross_error_share", scores.grossErrorShare.map(JSONValue.double) ?? .null),
                 ("median_abs_cents", scores.medianAbsoluteCents.map(JSONValue.double) ?? .null),
             ]
-            print(JSONValue.object(pairs).serialized(), terminator: "")
+            try writeStandardOutput(JSONValue.object(pairs).serialized())
         case .text:
+            var out = ""
+            func print(_ line: String) { out += line + "\n" }
             func row(_ name: String, _ value: Double, _ note: String = "") {
                 let padded = name.padding(toLength: 24, withPad: " ", startingAt: 0)
                 print("  \(padded)\(String(format: "%.4f", value))\(note.isEmpty ? "" : "  (\(note))")")
@@ -108,6 +110,7 @@ struct PitchEvalCommand: ParsableCommand {
             } else {
                 print("  no frame where both the reference is voiced and the estimate has a pitch")
             }
+            try writeStandardOutput(out)
         }
     }
 

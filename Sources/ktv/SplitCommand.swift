@@ -25,9 +25,7 @@ func parseSplitLayout(_ layout: String) throws -> SplitLayout {
 func audioFailure(_ error: AudioError) -> ExitCode {
     printError("ktv: \(error)")
     switch error {
-    case let .cannotOpen(_, reason, detected):
-        return ExitCode(detected == nil && (reason == "no such file" || reason == "permission denied") ? KTVExitCode.ioError : KTVExitCode.dataError)
-    case .cannotWrite: return ExitCode(KTVExitCode.ioError)
+    case .unreadable, .cannotWrite: return ExitCode(KTVExitCode.ioError)
     case .invalidArgument: return ExitCode(KTVExitCode.usage)
     default: return ExitCode(KTVExitCode.dataError)
     }
@@ -86,73 +84,39 @@ struct SplitCommand: ParsableCommand {
         config.maxLagSamples = maxLagSamples
         config.gainBlockSeconds = gainBlockSeconds
         let dir = outDir ?? (((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".split")
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-            printError("ktv: \(dir): cannot create the output folder: \(error.localizedDescription)")
-            throw ExitCode(KTVExitCode.ioError)
-        }
         let join = { (name: String) in (dir as NSString).appendingPathComponent(name) }
-        let outputs = SplitOutputs(original: join("original.wav"), accompaniment: join("accompaniment.wav"),
-                                   vocals: vocals ? join("vocals.wav") : nil, format: audioFormat)
+        let reportPath = join("split.json")
+        var outputs = SplitOutputs(original: join("original.wav"), accompaniment: join("accompaniment.wav"),
+                                   vocals: vocals ? join("vocals.wav") : nil, format: audioFormat, folder: dir)
+        let input = self.input, plan = outputs
+        outputs.report = SplitReportOutput(path: reportPath) { result in
+            Array(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized().utf8)
+        }
         let result: SplitResult
         do { result = try DualMonoSplitter.split(path: input, configuration: config, outputs: outputs) } catch {
             throw audioFailure(error)
         }
+        if let t = result.truncation { printError("ktv: warning: \(t)") }
         let a = result.analysis
-        let written = a.dualMono
-        let reportPath = join("split.json")
-        func channelName(_ c: Int?) -> JSONValue {
-            guard let c else { return .null }
-            switch c {
-            case 0: return .string("left")
-            case 1: return .string("right")
-            default: return .string("channel \(c + 1)")
-            }
-        }
-        let json: JSONValue = .object([
-            ("input", .string(input)),
-            ("dual_mono", .bool(a.dualMono)),
-            ("original_channel", channelName(a.originalChannel)),
-            ("confidence", .double(round(a.confidence * 1000) / 1000)),
-            ("lag_samples", .int(a.lagSamples)),
-            ("gain", .double(round((written ? result.gainMedian : a.gain) * 10000) / 10000)),
-            ("vocal_energy_share", written ? .double(round(result.vocalEnergyShare * 10000) / 10000) : .null),
-            ("vocal_activity_share", written ? .double(round(result.vocalActivityShare * 10000) / 10000) : .null),
-            ("correlation", .double(round(a.correlation * 1000) / 1000)),
-            ("reason", .string(a.reason)),
-            ("original", written ? .string(outputs.original!) : .null),
-            ("accompaniment", written ? .string(outputs.accompaniment!) : .null),
-            ("vocals", written && vocals ? .string(outputs.vocals!) : .null),
-            ("report", .string(reportPath)),
-        ])
-        let text = json.serialized()
-        do { try FileIO.writeAtomically(Array(text.utf8), to: reportPath) } catch {
-            printError("ktv: \(error)")
-            throw ExitCode(KTVExitCode.ioError)
-        }
         switch format {
         case .json:
-            print(text, terminator: "")
+            try writeStandardOutput(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized())
         case .text:
+            var lines: [String] = []
             if a.dualMono {
-                print("dual-mono KTV track: original = \(channelName(a.originalChannel).stringValue), confidence \(String(format: "%.2f", a.confidence))")
-                print("  \(a.reason)")
-                print("  accompaniment lag \(a.lagSamples) samples, gain \(String(format: "%.4f", result.gainMedian))")
-                print("  vocal energy share \(String(format: "%.3f", result.vocalEnergyShare)), vocal activity \(String(format: "%.1f", result.vocalActivityShare * 100))% of the time")
-                print("  wrote \(outputs.original!), \(outputs.accompaniment!)\(vocals ? ", \(outputs.vocals!)" : ""), \(reportPath)")
+                lines.append("dual-mono KTV track: original = \(a.originalChannel.map(SplitReport.channelName) ?? "?"), confidence \(String(format: "%.2f", a.confidence))")
+                lines.append("  \(a.reason)")
+                lines.append("  accompaniment lag \(a.lagSamples) samples, gain \(String(format: "%.4f", result.gainMedian))")
+                lines.append("  vocal energy share \(String(format: "%.3f", result.vocalEnergyShare)), vocal activity \(String(format: "%.1f", result.vocalActivityShare * 100))% of the time")
+                let written = [plan.original, plan.accompaniment, plan.vocals].compactMap { $0 } + [reportPath]
+                lines.append("  wrote \(written.joined(separator: ", "))")
             } else {
-                print("not split: \(a.reason) (confidence \(String(format: "%.2f", a.confidence)))")
-                print("  wrote \(reportPath); name the layout with --layout to split anyway")
+                lines.append("not split: \(a.reason) (confidence \(String(format: "%.2f", a.confidence)))")
+                lines.append("  wrote \(reportPath); name the layout with --layout to split anyway")
             }
+            try writeStandardOutput(lines.map { $0 + "\n" }.joined())
         }
         if !a.dualMono { throw ExitCode(KTVExitCode.findings) }
     }
 }
 
-extension JSONValue {
-    var stringValue: String {
-        if case let .string(s) = self { return s }
-        return "null"
-    }
-}

@@ -89,6 +89,7 @@ extension LyricsCommand {
                 report = DiagnosticReport.sarif(results, rules: rules, toolVersion: KTV.version).serialized()
             }
             try emit(Array(report.utf8), to: output)
+            if results.contains(where: \.unreadable) { throw ExitCode(KTVExitCode.ioError) }
             if results.contains(where: \.fatal) { throw ExitCode(KTVExitCode.dataError) }
             let failing: Severity = strict ? .warning : .error
             if results.contains(where: { $0.diagnostics.contains { $0.severity >= failing } }) {
@@ -157,7 +158,9 @@ enum LyricFiles {
     static func readOne(_ path: String, options: LyricsParseOptions) -> (findings: FileFindings, parsed: ParsedLyrics?) {
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path) } catch {
-            return (FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true), nil)
+            var findings = FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true)
+            findings.unreadable = true
+            return (findings, nil)
         }
         do {
             let parsed = try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: options)
@@ -190,8 +193,10 @@ enum AudioTiming {
                 try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
                 let vocals = temp.appendingPathComponent("vocals.wav").path
                 // One call: split analyses the track and writes the vocal only when it is dual-mono.
-                let analysis = try DualMonoSplitter.split(path: audio, configuration: config,
-                                                          outputs: SplitOutputs(vocals: vocals, format: .wavFloat)).analysis
+                let split = try DualMonoSplitter.split(path: audio, configuration: config,
+                                                       outputs: SplitOutputs(vocals: vocals, format: .wavFloat))
+                let analysis = split.analysis
+                if let t = split.truncation { printError("ktv: warning: \(t)") }
                 if analysis.dualMono {
                     voicePath = vocals
                     channel = .channel(0)
@@ -207,6 +212,8 @@ enum AudioTiming {
         do { track = try PitchTracker(configuration: PitchConfiguration()).track(path: voicePath, channel: channel) } catch let error as AudioError {
             throw audioFailure(error)
         }
+        // A truncated stem (no split) is reported here; a split track was reported above.
+        if voicePath == audio { for t in track.truncations { printError("ktv: warning: \(t)") } }
         var spans: [SungSpan] = []
         for (i, line) in parsed.lyrics.lines.enumerated() {
             if line.words.isEmpty {

@@ -68,7 +68,7 @@ func measuredFrequency(_ x: [Float], rate: Double) -> Double {
     }
 
     @Test func missingFileIsNamed() {
-        #expect(throws: AudioError.cannotOpen(path: "/nonexistent-ktv/a.wav", reason: "no such file", detected: nil)) {
+        #expect(throws: AudioError.unreadable(path: "/nonexistent-ktv/a.wav", reason: "no such file")) {
             try AudioReader(path: "/nonexistent-ktv/a.wav")
         }
     }

@@ -1,0 +1,38 @@
+import KTVCore
+
+/// `split.json`: what `DualMonoSplitter.split` found and wrote, for machines.
+public enum SplitReport {
+    /// The report of one split. Paths are null for outputs not written (a track that was not split).
+    public static func json(_ result: SplitResult, input: String, outputs: SplitOutputs, reportPath: String) -> JSONValue {
+        let a = result.analysis
+        let written = a.dualMono
+        func path(_ p: String?) -> JSONValue { written ? p.map(JSONValue.string) ?? .null : .null }
+        func rounded(_ v: Double, _ scale: Double) -> JSONValue { .double((v * scale).rounded() / scale) }
+        return .object([
+            ("input", .string(input)),
+            ("dual_mono", .bool(a.dualMono)),
+            ("original_channel", a.originalChannel.map { .string(channelName($0)) } ?? .null),
+            ("confidence", rounded(a.confidence, 1000)),
+            ("lag_samples", .int(a.lagSamples)),
+            ("gain", rounded(written ? result.gainMedian : a.gain, 10000)),
+            ("vocal_energy_share", written ? rounded(result.vocalEnergyShare, 10000) : .null),
+            ("vocal_activity_share", written ? rounded(result.vocalActivityShare, 10000) : .null),
+            ("correlation", rounded(a.correlation, 1000)),
+            ("reason", .string(a.reason)),
+            ("original", path(outputs.original)),
+            ("accompaniment", path(outputs.accompaniment)),
+            ("vocals", path(outputs.vocals)),
+            ("report", .string(reportPath)),
+            ("truncated_at_s", result.truncation.map { rounded($0.decodedSeconds, 1000) } ?? .null),
+        ])
+    }
+
+    /// `left`, `right`, `channel 3` for a 0-based channel.
+    public static func channelName(_ c: Int) -> String {
+        switch c {
+        case 0: return "left"
+        case 1: return "right"
+        default: return "channel \(c + 1)"
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// Input quoted in a message, in backticks, cut to `limit` characters: a 50 MB bad token must not
+/// become a 50 MB error message. Control characters are shown escaped so a message stays one line.
+public func quoted<S: StringProtocol>(_ text: S, limit: Int = 80) -> String {
+    var out = "`"
+    var count = 0
+    for ch in text {
+        if count == limit { out += "…"; break }
+        switch ch {
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if let a = ch.asciiValue, a < 0x20 || a == 0x7F {
+                out += "\\u{\(String(a, radix: 16))}"
+            } else {
+                out.append(ch)
+            }
+        }
+        count += 1
+    }
+    return out + "`"
+}

@@ -1,0 +1,367 @@
+import Foundation
+import Testing
+import KTVAudio
+import KTVSynth
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Hostile input against the built binary (issue 8). Every test here runs `ktv` as a user would,
+// so the same file can be pointed at an older binary with KTV_BIN to show what each test catches.
+
+// MARK: - helpers
+
+/// A canonical 16-bit PCM WAV, written byte by byte so any rate (even 1 Hz) can be made.
+func wavBytes(rate: UInt32, channels: UInt16, frames: Int, sample: (Int, Int) -> Int16 = { _, _ in 0 }) -> [UInt8] {
+    var b: [UInt8] = []
+    func u32(_ v: UInt32) { b += withUnsafeBytes(of: v.littleEndian, Array.init) }
+    func u16(_ v: UInt16) { b += withUnsafeBytes(of: v.littleEndian, Array.init) }
+    let dataBytes = UInt32(frames * Int(channels) * 2)
+    b += Array("RIFF".utf8); u32(36 + dataBytes); b += Array("WAVE".utf8)
+    b += Array("fmt ".utf8); u32(16); u16(1); u16(channels); u32(rate); u32(rate * UInt32(channels) * 2)
+    u16(channels * 2); u16(16)
+    b += Array("data".utf8); u32(dataBytes)
+    b.reserveCapacity(b.count + Int(dataBytes))
+    for f in 0..<frames {
+        for c in 0..<Int(channels) { b += withUnsafeBytes(of: sample(f, c).littleEndian, Array.init) }
+    }
+    return b
+}
+
+/// A generated dual-mono track (original left) of `seconds`, as a file of the given format.
+func dualMonoTrack(_ s: Scratch, _ name: String, seconds: Double = 6, format: AudioFileFormat = .wav16) throws -> String {
+    let voice = VoiceSynthesizer().render(VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...70, seed: 21), seconds: seconds, seed: 21)
+    let acc = AccompanimentSynthesizer().render(seconds: seconds, seed: 22)
+    let mix = DualMonoMixer.mix(voice: voice.samples, accompaniment: acc, lagSamples: 100, gain: 0.8)
+    let path = s.path(name)
+    try AudioBuffer(sampleRate: 44100, channels: [mix.original, mix.accompaniment]).write(path: path, format: format)
+    return path
+}
+
+/// The outcome of a child run under resource limits.
+struct LimitedRun {
+    var status: Int32?       // exit status, nil when killed by a signal
+    var signal: Int32?
+    var peakRSSBytes: Int
+    var stderr: String
+    var stdoutBytes: Int
+}
+
+/// Runs `ktv` under an address-space limit (`ulimit -v`) and a CPU-time limit, with its peak RSS
+/// from `wait4`'s rusage of that child alone.
+func ktvLimited(_ args: [String], addressSpaceMB: Int, cpuSeconds: Int = 120) throws -> LimitedRun {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-limited-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out").path, err = dir.appendingPathComponent("err").path
+    func q(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    let script = "ulimit -v \(addressSpaceMB * 1024); ulimit -t \(cpuSeconds); exec \(([KTVBinary.url.path] + args).map(q).joined(separator: " ")) > \(q(out)) 2> \(q(err)) < /dev/null"
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", script].map { (a: String) in a.withCString { strdup($0) } } + [nil]
+    defer { for a in argv { free(a) } }
+    let rc = posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ)
+    guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let exited = (status & 0x7F) == 0
+    let errText = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+    let outSize = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+    return LimitedRun(status: exited ? (status >> 8) & 0xFF : nil, signal: exited ? nil : status & 0x7F,
+                      peakRSSBytes: Int(usage.ru_maxrss) * 1024, stderr: errText, stdoutBytes: outSize)
+}
+
+func fileType(_ path: String) -> mode_t {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return 0 }
+    return st.st_mode & S_IFMT
+}
+
+// MARK: - 1. a folder where audio is expected
+
+@Suite struct FolderAsAudioTests {
+    @Test func everyAudioInputRefusesAFolderWithExit74() throws {
+        let s = try Scratch()
+        let dir = s.path("a-folder.wav")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let take = try dualMonoTrack(s, "take.wav", seconds: 2)
+        let lyric = try s.write("song.krc", goodKRC)
+        let runs: [[String]] = [
+            ["pitch", dir],
+            ["split", dir, "--out-dir", s.path("o")],
+            ["lyrics", "validate", lyric, "--audio", dir],
+            ["pitch", take, "--accompaniment", dir],
+        ]
+        for args in runs {
+            let r = try ktv(args)
+            #expect(r.status == 74, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("\(dir): cannot read audio: is a folder, not an audio file"), "\(args): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: s.path("o")))
+    }
+}
+
+// MARK: - 2. standard output that cannot be written
+
+@Suite struct StandardOutputTests {
+    @Test func aFullDeviceIsExit74WithAMessage() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        for args in [["lyrics", "parse", lyric], ["lyrics", "convert", lyric, "--to", "lrc"]] {
+            let p = Process()
+            p.executableURL = KTVBinary.url
+            p.arguments = args
+            p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+            let err = Pipe()
+            p.standardError = err
+            try p.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            #expect(p.terminationReason == .exit)
+            #expect(p.terminationStatus == 74, "\(args): \(text)")
+            #expect(text.hasSuffix("ktv: <stdout>: cannot write: no space left on the device (check that the folder exists and is writable)\n"), "\(text)")
+        }
+    }
+
+    @Test func aClosedPipeEndsQuietlyWithSIGPIPEIgnored() throws {
+        let s = try Scratch()
+        // About 1 MB of output: far more than a pipe buffers, so ktv is still writing when head leaves.
+        var text = "[ti:Long]\n"
+        for i in 0..<20000 { text += "[\(i * 1000),900]<0,450,0>word<450,450,0>word\n" }
+        let lyric = try s.write("long.krc", text)
+        let status = s.path("status")
+        let script = "trap '' PIPE; ( '\(KTVBinary.url.path)' lyrics parse '\(lyric)' 2> '\(s.path("err"))'; echo $? > '\(status)' ) | head -c 100 > /dev/null"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script]
+        try p.run()
+        p.waitUntilExit()
+        let code = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(code == "0")
+        #expect(try String(contentsOfFile: s.path("err"), encoding: .utf8) == "")
+    }
+}
+
+// MARK: - 3. sample rates the analysis cannot use
+
+@Suite struct SampleRateTests {
+    @Test(arguments: [1, 100, 199, 4000])
+    func lowRatesAreExit65NamingTheRateAndTheMinimum(rate: Int) throws {
+        let s = try Scratch()
+        let stereo = try s.write("low.wav", wavBytes(rate: UInt32(rate), channels: 2, frames: 4000) { f, c in Int16((f * 37 + c * 11) % 2000) })
+        let mono = try s.write("low-mono.wav", wavBytes(rate: UInt32(rate), channels: 1, frames: 4000) { f, _ in Int16((f * 37) % 2000) })
+        let lyric = try s.write("song.krc", goodKRC)
+        for args in [["split", stereo, "--out-dir", s.path("o")], ["lyrics", "validate", lyric, "--audio", stereo], ["pitch", mono]] {
+            let r = try ktv(args)
+            #expect(r.status == 65, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("the sample rate is \(rate) Hz, which ktv cannot analyse: it needs at least 8000 Hz"), "\(args): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: s.path("o")))
+    }
+
+    /// 352 KB at 1 Hz claims a day of audio: refused at once, in a few MB, under a 1 GB address-space cap.
+    @Test func aDayAtOneHertzIsRefusedInBoundedMemory() throws {
+        let s = try Scratch()
+        let day = try s.write("day.wav", wavBytes(rate: 1, channels: 2, frames: 86400 + 1600) { f, _ in Int16(f % 3000) })
+        let r = try ktvLimited(["pitch", day], addressSpaceMB: 1024)
+        print("peak RSS, ktv pitch on a 1 Hz WAV claiming a day (\(86400 + 1600) frames): \(r.peakRSSBytes / 1024) KB")
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("the sample rate is 1 Hz"))
+        #expect(r.peakRSSBytes < 100 << 20)
+    }
+}
+
+// MARK: - 5. outputs that are special files
+
+@Suite struct SpecialOutputTests {
+    @Test func aDeviceIsWrittenIntoNotReplaced() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        // A private twin of /dev/null (same major/minor), so the test never risks the real one.
+        let null = s.path("null")
+        guard mknod(null, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 else {
+            print("skipped: mknod needs root (\(String(cString: strerror(errno))))")
+            return
+        }
+        let r = try ktv(["lyrics", "parse", lyric, "-o", null])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(fileType(null) == S_IFCHR)
+        let dir = try FileManager.default.contentsOfDirectory(atPath: s.dir.path)
+        #expect(dir.sorted() == ["null", "song.krc"])
+        let dev = try ktv(["lyrics", "convert", lyric, "--to", "lrc", "-o", "/dev/stdout"])
+        #expect(dev.status == 0)
+        #expect(dev.out.contains("Twin"))
+    }
+
+    @Test func aFIFOIsWrittenIntoNotReplaced() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        let fifo = s.path("pipe")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // Open the reading end first (non-blocking), so the writer's open does not wait.
+        let fd = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let r = try ktv(["lyrics", "convert", lyric, "--to", "lrc", "-o", fifo])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(fileType(fifo) == S_IFIFO)
+        var buf = [UInt8](repeating: 0, count: 65536)
+        let n = read(fd, &buf, buf.count)
+        #expect(n > 0)
+        #expect(String(decoding: buf[0..<max(0, n)], as: UTF8.self).contains("Twin"))
+    }
+
+    @Test func aSymlinkKeepsPointingAtItsReplacedTarget() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        let real = try s.write("real.lrc", "old")
+        chmod(real, 0o600)
+        let link = s.path("link.lrc")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.lrc")
+        let r = try ktv(["lyrics", "convert", lyric, "--to", "lrc", "-o", link])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(fileType(link) == S_IFLNK)
+        #expect(try String(contentsOfFile: real, encoding: .utf8).contains("Twin"))
+        var st = stat()
+        stat(real, &st)
+        #expect(st.st_mode & 0o777 == 0o600)
+        // Replay's --svg and --csv go the same way.
+        let log = KTVBinary.packageRoot.appendingPathComponent("fixtures/replay/demo.jsonl").path
+        let svgReal = try s.write("drift.svg", "old")
+        try FileManager.default.createSymbolicLink(atPath: s.path("drift-link.svg"), withDestinationPath: svgReal)
+        let rr = try ktv(["replay", log, "--svg", s.path("drift-link.svg"), "--csv", "/dev/null"])
+        #expect(rr.status == 1 || rr.status == 0, "\(rr.stderr)")
+        #expect(fileType(s.path("drift-link.svg")) == S_IFLNK)
+        #expect(try String(contentsOfFile: svgReal, encoding: .utf8).hasPrefix("<svg"))
+    }
+
+    @Test func dashIsStandardOutputAndAFolderIsRefused() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        let r = try ktv(["lyrics", "convert", lyric, "--to", "lrc", "-o", "-"])
+        #expect(r.status == 0)
+        #expect(r.out.contains("Twin"))
+        let d = try ktv(["lyrics", "convert", lyric, "--to", "lrc", "-o", s.dir.path])
+        #expect(d.status == 74)
+        #expect(d.stderr.contains("is a folder, not a file"))
+    }
+}
+
+// MARK: - 6. validate on a file it may not read
+
+@Suite struct ValidateUnreadableTests {
+    /// A UNIX socket is a path nobody can open for reading, even root (who can read any mode).
+    @Test func anUnreadableFileIsExit74() throws {
+        let s = try Scratch()
+        let sock = s.path("song.lrc")
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { p in
+            for (i, b) in sock.utf8.prefix(p.count - 1).enumerated() { p[i] = b }
+        }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        let r = try ktv(["lyrics", "validate", sock])
+        #expect(r.status == 74, "\(r.out) \(r.stderr)")
+        #expect(r.out.contains("\(sock): cannot read"))
+    }
+}
+
+// MARK: - 7. split writes all of its outputs or none
+
+@Suite struct SplitAllOrNothingTests {
+    @Test func aFailingOutputLeavesNoneOfTheOthers() throws {
+        let s = try Scratch()
+        let input = try dualMonoTrack(s, "song.wav", seconds: 3)
+        let out = s.path("out")
+        // accompaniment.wav cannot be written: a folder stands there.
+        try FileManager.default.createDirectory(atPath: out + "/accompaniment.wav", withIntermediateDirectories: true)
+        let r = try ktv(["split", input, "--out-dir", out, "--vocals"])
+        #expect(r.status == 74, "\(r.stderr)")
+        #expect(r.stderr.contains("accompaniment.wav"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["accompaniment.wav"])
+    }
+
+    @Test func theFolderIsNotCreatedWhenTheInputCannotBeRead() throws {
+        let s = try Scratch()
+        let bad = try s.write("bad.wav", "not audio at all, just text\n")
+        for input in [s.path("missing.wav"), bad] {
+            let r = try ktv(["split", input, "--out-dir", s.path("new/deeper")])
+            #expect(r.status == 74 || r.status == 65)
+            #expect(!FileManager.default.fileExists(atPath: s.path("new")))
+        }
+    }
+}
+
+// MARK: - 8. smaller findings
+
+@Suite struct SmallerFindingsTests {
+    @Test func pitchEvalCapsAQuotedBadToken() throws {
+        let s = try Scratch()
+        let token = String(repeating: "9x", count: 500_000)
+        let ref = try s.write("ref.csv", "0.00,220\n0.01,\(token)\n")
+        let est = try s.write("est.csv", "0.00,220\n0.01,220\n")
+        let r = try ktv(["pitch", "eval", ref, est])
+        #expect(r.status == 65)
+        #expect(r.stderr.count < 400, "\(r.stderr.count) characters")
+        #expect(r.stderr.contains("ref.csv:2: f0 `9x9x"))
+        #expect(r.stderr.contains("9x9x…`"))
+    }
+
+    @Test func subnormalPitchIsUnvoicedNotNaN() throws {
+        let s = try Scratch()
+        let ref = try s.write("ref.csv", "0.00,220\n0.01,4.9e-324\n0.02,220\n0.03,2.2e-310\n")
+        let est = try s.write("est.csv", "0.00,220\n0.01,1e-320\n0.02,221\n0.03,220\n")
+        let r = try ktv(["pitch", "eval", ref, est, "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.out.lowercased().contains("nan"))
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        #expect(obj["voiced_reference_frames"] as? Int == 2)
+        #expect(obj["raw_pitch_accuracy"] as? Double == 1)
+        #expect(abs((obj["median_abs_cents"] as? Double ?? -1) - 3.92) < 0.01)
+    }
+
+    /// FLAC's STREAMINFO may give 0 total samples ("unknown"): split and pitch read it anyway.
+    @Test func flacWithUnknownLengthIsRead() throws {
+        let s = try Scratch()
+        let path = try dualMonoTrack(s, "song.flac", seconds: 4, format: .flac16)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // fLaC, block header (4), then STREAMINFO: total samples are the low 4 bits of byte 21 and bytes 22-25.
+        #expect(Array(bytes[0..<4]) == Array("fLaC".utf8))
+        bytes[21] &= 0xF0
+        for i in 22...25 { bytes[i] = 0 }
+        let unknown = try s.write("unknown.flac", bytes)
+        let r = try ktv(["split", unknown, "--out-dir", s.path("o"), "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let (orig, _) = try AudioBuffer.read(path: s.path("o/original.wav"))
+        #expect(orig.frames == 4 * 44100)
+        let p = try ktv(["pitch", unknown])
+        #expect(p.status == 0, "\(p.stderr)")
+        #expect(p.stderr.isEmpty)
+    }
+
+    /// One policy for truncated audio: decode what can be decoded, warn with the time where it ends.
+    @Test func truncatedFlacIsDecodedAsFarAsItGoesWithAWarning() throws {
+        let s = try Scratch()
+        let path = try dualMonoTrack(s, "song.flac", seconds: 6, format: .flac16)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let cut = try s.write("cut.flac", Array(bytes[0..<(bytes.count / 2)]))
+        let split = try ktv(["split", cut, "--out-dir", s.path("o"), "--format", "json"])
+        #expect(split.status == 0, "\(split.stderr)")
+        #expect(split.stderr.contains("ktv: warning: \(cut): the audio ends at "))
+        #expect(split.stderr.contains("of the 6.000 s its header claims"))
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(split.stdout)) as? [String: Any])
+        let at = try #require(obj["truncated_at_s"] as? Double)
+        #expect(at > 2 && at < 4)
+        let pitch = try ktv(["pitch", cut])
+        #expect(pitch.status == 0, "\(pitch.stderr)")
+        #expect(pitch.stderr.contains("ktv: warning: \(cut): the audio ends at "))
+        let lastTime = pitch.out.split(separator: "\n").last.flatMap { Double($0.split(separator: ",")[0]) } ?? 0
+        #expect(abs(lastTime - at) < 0.05)
+    }
+}
