@@ -21,6 +21,11 @@ public enum RoundTripTarget {
     public enum KnownIssue: String, CaseIterable, Sendable {
         /// The JSON reader does not read `reference_pitch` back (pitch files converted to json).
         case jsonDropsReferencePitch = "json-drops-reference-pitch"
+        /// Format detection looks for the `"lines"` and `"format"` keys of ktv JSON in the first 4096
+        /// bytes only, and the writer puts `tags` before `lines`: a model whose tags take more than
+        /// that (a long `[language:]`, or control characters escaped as `\u0000`) is written as JSON
+        /// that is not detected as JSON (read as YRC: no lines, or refused with a `.json` name).
+        case jsonLinesBeyondDetection = "json-lines-beyond-detection"
         /// (E)LRC writes a line with no text as `[mm:ss.xxx]` alone, which the reader takes for the
         /// end row of the line before (or drops as an empty line).
         case lrcEmptyLine = "lrc-empty-line"
@@ -31,6 +36,10 @@ public enum RoundTripTarget {
             switch self {
             case .jsonDropsReferencePitch:
                 return format == .json && model.referencePitch != nil
+            case .jsonLinesBeyondDetection:
+                guard format == .json, let written = try? LyricsWriter.write(model, as: .json) else { return false }
+                let sample = String(decoding: written.bytes.prefix(4096), as: UTF8.self)
+                return !(sample.contains("\"lines\"") && sample.contains("\"format\""))
             case .lrcEmptyLine:
                 guard format == .lrc || format == .elrc else { return false }
                 return model.lines.contains { line in
