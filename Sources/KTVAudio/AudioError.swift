@@ -1,3 +1,5 @@
+import KTVCore
+
 /// Why audio could not be read or written. Messages name the file and say what to do.
 public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
     /// libsndfile could not open the file; `detected` names what the header looks like.
@@ -14,6 +16,8 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
     case cannotWrite(path: String, reason: String)
     case resampler(String)
     case invalidArgument(String)
+    /// A configuration value outside its declared range.
+    case invalidParameter(ParameterError)
 
     public var description: String {
         switch self {
@@ -38,6 +42,8 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
             return "resampler: \(reason)"
         case let .invalidArgument(reason):
             return reason
+        case let .invalidParameter(error):
+            return error.description
         }
     }
 

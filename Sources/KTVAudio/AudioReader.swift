@@ -131,11 +131,13 @@ public final class AudioReader {
                 throw .cannotOpen(path: path, reason: "the header gives no length and the stream cannot be rewound after counting it", detected: nil)
             }
         }
-        self.info = info
+        // Checked before the last property is set: once `self` is whole, a throw runs deinit, which
+        // closes the handle itself (closing it here too was a double close, found by fuzz-audio).
         guard info.frames > 0 else {
             sf_close(h)
             throw .empty(path: path)
         }
+        self.info = info
     }
 
     deinit { sf_close(handle) }

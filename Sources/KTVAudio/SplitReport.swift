@@ -1,3 +1,4 @@
+import Foundation
 import KTVCore
 
 /// `split.json`: what `DualMonoSplitter.split` found and wrote, for machines.
@@ -25,6 +26,24 @@ public enum SplitReport {
             ("report", .string(reportPath)),
             ("truncated_at_s", result.truncation.map { rounded($0.decodedSeconds, 1000) } ?? .null),
         ])
+    }
+
+    /// What a person reads: the decision, the numbers, the files written.
+    public static func text(_ result: SplitResult, outputs: SplitOutputs, reportPath: String) -> String {
+        let a = result.analysis
+        var lines: [String] = []
+        if a.dualMono {
+            lines.append("dual-mono KTV track: original = \(a.originalChannel.map(channelName) ?? "?"), confidence \(String(format: "%.2f", a.confidence))")
+            lines.append("  \(a.reason)")
+            lines.append("  accompaniment lag \(a.lagSamples) samples, gain \(String(format: "%.4f", result.gainMedian))")
+            lines.append("  vocal energy share \(String(format: "%.3f", result.vocalEnergyShare)), vocal activity \(String(format: "%.1f", result.vocalActivityShare * 100))% of the time")
+            let written = [outputs.original, outputs.accompaniment, outputs.vocals].compactMap { $0 } + [reportPath]
+            lines.append("  wrote \(written.joined(separator: ", "))")
+        } else {
+            lines.append("not split: \(a.reason) (confidence \(String(format: "%.2f", a.confidence)))")
+            lines.append("  wrote \(reportPath)")
+        }
+        return lines.map { $0 + "\n" }.joined()
     }
 
     /// `left`, `right`, `channel 3` for a 0-based channel.

@@ -146,6 +146,14 @@ public struct OutputTarget: Sendable {
 
     public init(_ path: String) throws(FileIOError) {
         self.path = path
+        // /dev/stdout, /proc/self/fd/N and the like are the caller's open descriptors, not files to
+        // replace: written straight into (renaming over them would replace the link in /dev).
+        if path.hasPrefix("/proc/") || path.hasPrefix("/dev/fd/") || path == "/dev/stdout" || path == "/dev/stderr" {
+            resolvedPath = path
+            isSpecial = true
+            existingMode = nil
+            return
+        }
         var current = path
         // Follow links by hand (a dangling link names the file to create), at most 40 deep as the kernel does.
         for _ in 0..<40 {
@@ -187,8 +195,13 @@ public struct OutputTarget: Sendable {
         throw .cannotWrite(path: path, reason: "too many levels of symbolic links")
     }
 
-    /// Writes bytes into a device or FIFO as it is.
+    /// Writes bytes into a device or FIFO as it is; standard output and error through their descriptors.
     public func writeStraight(_ bytes: [UInt8]) throws(FileIOError) {
+        switch resolvedPath {
+        case "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1": return try FileIO.writeAll(fd: 1, bytes, path: path)
+        case "/dev/stderr", "/proc/self/fd/2", "/dev/fd/2": return try FileIO.writeAll(fd: 2, bytes, path: path)
+        default: break
+        }
         let fd = open(resolvedPath, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotWrite(path: path, reason: FileIO.writeReason(errno)) }
         defer { close(fd) }

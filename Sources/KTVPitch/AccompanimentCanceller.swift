@@ -1,3 +1,4 @@
+import KTVCore
 import Foundation
 import KTVAudio
 
@@ -9,34 +10,50 @@ import KTVAudio
 // of the echo count as accompaniment-only. Both passes stream; pass 1 keeps at most
 // `estimationSeconds` of spectra, so an hour-long take needs no more memory than a short one.
 
-/// Settings of the canceller.
+/// Settings of the canceller. Every number is declared once in `Spec` (unit, range, default).
 public struct CancellerConfiguration: Sendable, Equatable {
-    /// Recording latencies searched, ms. A microphone chain always buffers, and the voice's own
-    /// correlation with the backing shows up near lag 0, so the search starts at 10 ms by default.
-    public var minLatencyMs: Double = 10
-    public var maxLatencyMs: Double = 1000
-    /// Length of the modelled echo path (direct sound + reflections + reverberant tail), ms. 10…2000.
-    public var filterMs: Double = 500
-    /// Taps before the direct sound kept in the model, ms (the direct sound's peak is not its start).
-    public var preDelayMs: Double = 5
-    /// Regularization λ of the deconvolution, relative to the accompaniment's mean power spectrum.
-    /// (0, 1), default 0.01.
-    public var regularization: Double = 1e-2
-    /// Reweighting iterations of the robust fit (0 = plain least squares). 0…10, default 4.
-    public var reweightingIterations: Int = 4
-    /// Seconds of the take the echo path is fitted on (from its start). 5…3600, default 180.
-    public var estimationSeconds: Double = 180
+    public enum Spec {
+        public static let minLatencyMs = Parameter<Double>("minLatencyMs", unit: "ms", range: 0...5000, default: 10,
+            "Shortest recording latency searched (a microphone chain always buffers, and the voice's own correlation with the backing shows up near 0); below maxLatencyMs.")
+        public static let maxLatencyMs = Parameter<Double>("maxLatencyMs", unit: "ms", range: 10...5000, default: 1000,
+            "Longest recording latency searched.")
+        public static let filterMs = Parameter<Double>("filterMs", unit: "ms", range: 10...2000, default: 500,
+            "Length of the modelled echo path: direct sound, reflections and reverberant tail.")
+        public static let preDelayMs = Parameter<Double>("preDelayMs", unit: "ms", range: 0...100, default: 5,
+            "Taps kept before the direct sound (its peak is not its start).")
+        public static let regularization = Parameter<Double>("regularization", range: 0...1, lowerExclusive: true, upperExclusive: true, default: 0.01,
+            "λ of the deconvolution, relative to the accompaniment's mean power spectrum.")
+        public static let reweightingIterations = Parameter<Int>("reweightingIterations", unit: "iterations", range: 0...10, default: 4,
+            "Reweighting passes of the robust fit (0 = plain least squares).")
+        public static let estimationSeconds = Parameter<Double>("estimationSeconds", unit: "s", range: 5...3600, default: 180,
+            "Seconds of the take, from its start, the echo path is fitted on.")
+        public static let all: [ParameterInfo] = [minLatencyMs.info, maxLatencyMs.info, filterMs.info, preDelayMs.info,
+                                                  regularization.info, reweightingIterations.info, estimationSeconds.info]
+    }
+
+    public var minLatencyMs = Spec.minLatencyMs.defaultValue
+    public var maxLatencyMs = Spec.maxLatencyMs.defaultValue
+    public var filterMs = Spec.filterMs.defaultValue
+    public var preDelayMs = Spec.preDelayMs.defaultValue
+    public var regularization = Spec.regularization.defaultValue
+    public var reweightingIterations = Spec.reweightingIterations.defaultValue
+    public var estimationSeconds = Spec.estimationSeconds.defaultValue
 
     public init() {}
 
     public func validated() throws(PitchError) -> CancellerConfiguration {
-        guard (10...5000).contains(maxLatencyMs) else { throw .invalidParameter(name: "maxLatencyMs", value: "\(maxLatencyMs)", allowed: "10…5000") }
-        guard minLatencyMs >= 0, minLatencyMs < maxLatencyMs else { throw .invalidParameter(name: "minLatencyMs", value: "\(minLatencyMs)", allowed: "0 ≤ minLatencyMs < maxLatencyMs") }
-        guard (10...2000).contains(filterMs) else { throw .invalidParameter(name: "filterMs", value: "\(filterMs)", allowed: "10…2000") }
-        guard (0...100).contains(preDelayMs) else { throw .invalidParameter(name: "preDelayMs", value: "\(preDelayMs)", allowed: "0…100") }
-        guard (0...10).contains(reweightingIterations) else { throw .invalidParameter(name: "reweightingIterations", value: "\(reweightingIterations)", allowed: "0…10") }
-        guard (5...3600).contains(estimationSeconds) else { throw .invalidParameter(name: "estimationSeconds", value: "\(estimationSeconds)", allowed: "5…3600") }
-        guard regularization > 0, regularization < 1 else { throw .invalidParameter(name: "regularization", value: "\(regularization)", allowed: "(0, 1)") }
+        do {
+            try Spec.maxLatencyMs.check(maxLatencyMs)
+            try Spec.minLatencyMs.check(minLatencyMs)
+            try Spec.filterMs.check(filterMs)
+            try Spec.preDelayMs.check(preDelayMs)
+            try Spec.reweightingIterations.check(reweightingIterations)
+            try Spec.estimationSeconds.check(estimationSeconds)
+            try Spec.regularization.check(regularization)
+        } catch { throw PitchError(error) }
+        guard minLatencyMs < maxLatencyMs else {
+            throw .invalidParameter(name: "minLatencyMs", value: "\(minLatencyMs)", allowed: "below maxLatencyMs (\(maxLatencyMs))")
+        }
         return self
     }
 }
@@ -103,88 +120,90 @@ final class LockstepReader {
     }
 }
 
-enum AccompanimentCanceller {
-    static func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String,
-                      configuration: CancellerConfiguration = CancellerConfiguration()) throws -> PitchTrack {
-        let rate = tracker.configuration.analysisRateHz
-        let path = try estimate(take: take, channel: channel, accompaniment: accompaniment, rate: rate,
-                                configuration: configuration)
-        // Pass 2: subtract the predicted echo, block by block, and track the residual.
-        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
-        let session = try PitchTracker.Session(tracker: tracker, inputRate: rate)
-        let convolver = EchoConvolver(path)
-        while true {
-            let (t, a) = try reader.next(32768)
-            if t.isEmpty { break }
-            let echo = convolver.process(a)
-            var residual = t
-            for i in 0..<t.count { residual[i] -= echo[i] }
-            session.feed(analysisRate: residual, reference: echo)
+/// Pass 1 of the cancellation, as a streaming worker: the echo path H and the latency, by robust
+/// deconvolution of blocks of the take against blocks of the accompaniment (same rate, aligned at
+/// their starts).
+///
+/// The take is T = H·A + V per frame and bin. The voice V is not independent of the backing A (the
+/// singer follows its notes and beat), so a plain least-squares H = Σ T·A* / Σ|A|² absorbs part of
+/// the voice. Iteratively reweighted least squares (Holland & Welsch, "Robust regression using
+/// iteratively reweighted least-squares", Commun. Statist. A6(9), 1977) fixes that: every (frame,
+/// bin) is weighted by the inverse of its residual power |T − H·A|², so the bins the voice dominates
+/// stop counting, wherever they are. λ (relative to the mean of |A|²) keeps bands the backing barely
+/// uses from being divided by almost nothing. Frames: Hann, 50 % overlap, long enough for latency +
+/// path; the first `estimationSeconds` of the take are kept for the iterations (a room does not change).
+public final class EchoPathEstimator {
+    public let configuration: CancellerConfiguration
+    public let rateHz: Double
+    let maxLag: Int, m: Int, pre: Int, size: Int, hop: Int, maxFrames: Int
+    let fft: RealFFT
+    let window: [Float]
+    var takeSpectra: [[Float]] = [], accSpectra: [[Float]] = []  // interleaved re, im per frame
+    var tr: [Float] = [], ti: [Float] = [], ar: [Float] = [], ai: [Float] = []
+    var ft: [Float], fa: [Float]
+    var bufT: [Float] = [], bufA: [Float] = []
+
+    public init(configuration: CancellerConfiguration = CancellerConfiguration(), rateHz: Double) throws {
+        let c = try configuration.validated()
+        guard rateHz >= 1000, rateHz <= 192_000 else {
+            throw PitchError.invalidParameter(name: "rateHz", value: "\(rateHz)", allowed: "1000…192000 Hz")
         }
-        let produced = session.produced
-        var result = try session.finish(inputFrames: produced)
-        // The track covers the take's own duration.
-        result.durationS = Double(reader.takeFrames) / reader.take.info.sampleRate
-        result.frames = Array(result.frames.prefix(Int((result.durationS / result.hopS).rounded(.down)) + 1))
-        result.latencyMs = path.latencyMs
-        result.accompanimentGain = path.gain
-        result.truncations = [reader.take.truncation, reader.acc.truncation].compactMap { $0 }
-        return result
+        self.configuration = c
+        self.rateHz = rateHz
+        maxLag = Int(c.maxLatencyMs * rateHz / 1000)
+        m = Int(c.filterMs * rateHz / 1000)
+        pre = Int(c.preDelayMs * rateHz / 1000)
+        size = RealFFT.goodSize(atLeast: 2 * (maxLag + m + pre))
+        hop = size / 2
+        fft = RealFFT(size: size)
+        window = RealFFT.hannWindow(size: size)
+        maxFrames = max(1, Int(c.estimationSeconds * rateHz) / hop)
+        ft = [Float](repeating: 0, count: size)
+        fa = [Float](repeating: 0, count: size)
     }
 
-    /// Pass 1: the echo path H and the latency, by robust deconvolution.
-    ///
-    /// The take is T = H·A + V per frame and bin. The voice V is not independent of the backing A (the
-    /// singer follows its notes and beat), so a plain least-squares H = Σ T·A* / Σ|A|² absorbs part of
-    /// the voice. Iteratively reweighted least squares fixes that: every (frame, bin) is weighted by
-    /// the inverse of its residual power |T − H·A|², so the bins the voice dominates stop counting,
-    /// wherever they are. λ (relative to the mean of |A|²) keeps bands the backing barely uses from
-    /// being divided by almost nothing. Frames: Hann, 50 % overlap, long enough for latency + path;
-    /// the first `estimationSeconds` of the take are kept for the iterations (a room does not change).
-    static func estimate(take: String, channel: ChannelSelection, accompaniment: String, rate: Double,
-                         configuration: CancellerConfiguration) throws -> EchoPath {
-        let c = try configuration.validated()
-        let maxLag = Int(c.maxLatencyMs * rate / 1000)
-        let m = Int(c.filterMs * rate / 1000)
-        let pre = Int(c.preDelayMs * rate / 1000)
-        let size = RealFFT.goodSize(atLeast: 2 * (maxLag + m + pre))
-        let hop = size / 2
-        let fft = RealFFT(size: size)
+    /// True once `estimationSeconds` have been collected: further blocks are ignored.
+    public var isFull: Bool { takeSpectra.count >= maxFrames }
+
+    /// Feeds the next blocks of the take and of the accompaniment (the accompaniment is taken as 0
+    /// where it is shorter).
+    public func feed(take: [Float], accompaniment: [Float]) {
+        guard !isFull else { return }
+        bufT += take
+        bufA += accompaniment.prefix(take.count)
+        if accompaniment.count < take.count { bufA += [Float](repeating: 0, count: take.count - accompaniment.count) }
+        while !isFull && bufT.count >= size { frame() }
+    }
+
+    private func frame() {
         let bins = fft.bins
-        let window = RealFFT.hannWindow(size: size)
-        let maxFrames = max(1, Int(c.estimationSeconds * rate) / hop)
-        var takeSpectra: [[Float]] = [], accSpectra: [[Float]] = []  // interleaved re, im per frame
-        var tr: [Float] = [], ti: [Float] = [], ar: [Float] = [], ai: [Float] = []
-        var ft = [Float](repeating: 0, count: size), fa = [Float](repeating: 0, count: size)
-        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
-        var bufT: [Float] = [], bufA: [Float] = []
-        var ended = false
-        while takeSpectra.count < maxFrames {
-            while !ended && bufT.count < size {
-                let (t, a) = try reader.next(65536)
-                if t.isEmpty { ended = true; break }
-                bufT += t
-                bufA += a
-            }
-            if bufT.isEmpty || (ended && bufT.count < hop && !takeSpectra.isEmpty) { break }
-            for i in 0..<size {
-                ft[i] = i < bufT.count ? bufT[i] * window[i] : 0
-                fa[i] = i < bufA.count ? bufA[i] * window[i] : 0
-            }
-            fft.forward(ft, re: &tr, im: &ti)
-            fft.forward(fa, re: &ar, im: &ai)
-            var ts = [Float](repeating: 0, count: 2 * bins), as_ = [Float](repeating: 0, count: 2 * bins)
-            for k in 0..<bins {
-                ts[2 * k] = tr[k]; ts[2 * k + 1] = ti[k]
-                as_[2 * k] = ar[k]; as_[2 * k + 1] = ai[k]
-            }
-            takeSpectra.append(ts)
-            accSpectra.append(as_)
-            let drop = min(hop, bufT.count)
-            bufT.removeFirst(drop)
-            bufA.removeFirst(min(drop, bufA.count))
-            if ended && bufT.isEmpty { break }
+        for i in 0..<size {
+            ft[i] = i < bufT.count ? bufT[i] * window[i] : 0
+            fa[i] = i < bufA.count ? bufA[i] * window[i] : 0
         }
+        fft.forward(ft, re: &tr, im: &ti)
+        fft.forward(fa, re: &ar, im: &ai)
+        var ts = [Float](repeating: 0, count: 2 * bins), as_ = [Float](repeating: 0, count: 2 * bins)
+        for k in 0..<bins {
+            ts[2 * k] = tr[k]; ts[2 * k + 1] = ti[k]
+            as_[2 * k] = ar[k]; as_[2 * k + 1] = ai[k]
+        }
+        takeSpectra.append(ts)
+        accSpectra.append(as_)
+        let drop = min(hop, bufT.count)
+        bufT.removeFirst(drop)
+        bufA.removeFirst(min(drop, bufA.count))
+    }
+
+    /// Ends the input (the tail becomes a last, zero-padded frame) and fits the path.
+    public func finish() throws -> EchoPath {
+        while !isFull {
+            if bufT.isEmpty || (bufT.count < hop && !takeSpectra.isEmpty) { break }
+            frame()
+        }
+        guard !takeSpectra.isEmpty else { throw PitchError.noAudio("the take has no samples") }
+        let c = configuration, rate = rateHz, bins = fft.bins, fft = self.fft, m = self.m, pre = self.pre, maxLag = self.maxLag
+        let takeSpectra = self.takeSpectra, accSpectra = self.accSpectra
         let frames = takeSpectra.count
         var sAA = [Double](repeating: 0, count: bins)
         for f in 0..<frames {
@@ -193,7 +212,7 @@ enum AccompanimentCanceller {
         }
         let meanAA = sAA.reduce(0, +) / Double(bins)
         guard meanAA > 1e-12 else {
-            throw PitchError.noAudio("\(accompaniment): the accompaniment is silent; nothing to cancel")
+            throw PitchError.noAudio("the accompaniment is silent; nothing to cancel")
         }
         let lambda = c.regularization * meanAA
         /// Iteratively reweighted least squares with weights 1/|residual|^exponent.
@@ -283,6 +302,66 @@ enum AccompanimentCanceller {
     }
 }
 
+/// Pass 2 of the cancellation, as a streaming worker: subtracts the echo the path predicts from
+/// each block of the take.
+public final class EchoCanceller {
+    public let path: EchoPath
+    let convolver: EchoConvolver
+
+    public init(path: EchoPath) {
+        self.path = path
+        convolver = EchoConvolver(path)
+    }
+
+    /// The take's next block with the predicted echo removed, and that echo (for the voicing gate).
+    public func process(take: [Float], accompaniment: [Float]) -> (residual: [Float], echo: [Float]) {
+        var a = Array(accompaniment.prefix(take.count))
+        if a.count < take.count { a += [Float](repeating: 0, count: take.count - a.count) }
+        let echo = convolver.process(a)
+        var residual = take
+        for i in 0..<take.count { residual[i] -= echo[i] }
+        return (residual, echo)
+    }
+}
+
+/// Pitch tracking of a take with the accompaniment's bleed cancelled: both passes over files.
+enum AccompanimentCanceller {
+    static func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String,
+                      configuration: CancellerConfiguration = CancellerConfiguration()) throws -> PitchTrack {
+        let rate = tracker.configuration.analysisRateHz
+        // Pass 1: the echo path from the first `estimationSeconds`.
+        let estimator = try EchoPathEstimator(configuration: configuration, rateHz: rate)
+        let first = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        while !estimator.isFull {
+            let (t, a) = try first.next(65536)
+            if t.isEmpty { break }
+            estimator.feed(take: t, accompaniment: a)
+        }
+        let path: EchoPath
+        do { path = try estimator.finish() } catch let PitchError.noAudio(detail) {
+            throw PitchError.noAudio("\(accompaniment): \(detail)")
+        }
+        // Pass 2: subtract the predicted echo, block by block, and track the residual.
+        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        let session = try PitchSession(tracker: tracker, inputRate: rate)
+        let canceller = EchoCanceller(path: path)
+        while true {
+            let (t, a) = try reader.next(32768)
+            if t.isEmpty { break }
+            let (residual, echo) = canceller.process(take: t, accompaniment: a)
+            try session.feed(residual, echo: echo)
+        }
+        var result = try session.finish()
+        // The track covers the take's own duration.
+        result.durationS = Double(reader.takeFrames) / reader.take.info.sampleRate
+        result.frames = Array(result.frames.prefix(Int((result.durationS / result.hopS).rounded(.down)) + 1))
+        result.latencyMs = path.latencyMs
+        result.accompanimentGain = path.gain
+        result.truncations = [reader.take.truncation, reader.acc.truncation].compactMap { $0 }
+        return result
+    }
+}
+
 /// Streaming convolution of the accompaniment with the echo path (overlap-save with FFTs).
 final class EchoConvolver {
     let path: EchoPath
@@ -330,5 +409,32 @@ final class EchoConvolver {
             i += n
         }
         return out
+    }
+}
+
+extension PitchTracker {
+    /// Tracks a take held in memory with the accompaniment's bleed cancelled first (both mono, each
+    /// at its own rate): the same two passes as for files, on arrays.
+    public func track(samples take: [Float], sampleRate takeRate: Double, accompaniment: [Float], accompanimentRate: Double,
+                      canceller configuration: CancellerConfiguration = CancellerConfiguration()) throws -> PitchTrack {
+        let rate = self.configuration.analysisRateHz
+        func atAnalysisRate(_ x: [Float], _ r: Double) throws -> [Float] {
+            guard r != rate else { return x }
+            let rs = try Resampler(inputRate: r, outputRate: rate, quality: .medium)
+            return try rs.process(x) + rs.flush()
+        }
+        let t = try atAnalysisRate(take, takeRate), a = try atAnalysisRate(accompaniment, accompanimentRate)
+        let estimator = try EchoPathEstimator(configuration: configuration, rateHz: rate)
+        estimator.feed(take: t, accompaniment: a)
+        let path = try estimator.finish()
+        let session = try PitchSession(tracker: self, inputRate: rate)
+        let (residual, echo) = EchoCanceller(path: path).process(take: t, accompaniment: a)
+        try session.feed(residual, echo: echo)
+        var result = try session.finish()
+        result.durationS = Double(take.count) / takeRate
+        result.frames = Array(result.frames.prefix(Int((result.durationS / result.hopS).rounded(.down)) + 1))
+        result.latencyMs = path.latencyMs
+        result.accompanimentGain = path.gain
+        return result
     }
 }

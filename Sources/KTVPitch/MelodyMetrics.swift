@@ -1,4 +1,5 @@
 import Foundation
+import KTVCore
 
 // Melody (predominant-f0) evaluation with the MIREX "Audio Melody Extraction" measures, computed
 // the way mir_eval computes them, so numbers from ktv can be set beside published ones.
@@ -57,34 +58,35 @@ public struct MelodySeries: Sendable, Equatable {
     }
 }
 
-/// Settings of a melody evaluation. Defaults are mir_eval's.
+/// Settings of a melody evaluation, declared once in `Spec`. Defaults are mir_eval's.
 public struct MelodyMetricsConfiguration: Sendable, Equatable {
-    /// A pitch is correct when it is strictly within this many cents of the reference
-    /// (RPA, RCA, OA). Allowed: (0, 1200]. MIREX uses 50; CREPE-style tables add 25 and 10.
+    public enum Spec {
+        public static let toleranceCents = Parameter<Double>("toleranceCents", unit: "cents", range: 0...1200, lowerExclusive: true, default: 50,
+            "A pitch is correct when strictly within this of the reference (RPA, RCA, OA); MIREX uses 50, CREPE-style tables add 25 and 10.")
+        public static let baseFrequencyHz = Parameter<Double>("baseFrequencyHz", unit: "Hz", range: 0...1000, lowerExclusive: true, default: 10,
+            "The frequency that is 0 cents (mir_eval's 10 Hz); a pitch equal to it reads as no pitch.")
+        public static let grossErrorFraction = Parameter<Double>("grossErrorFraction", range: 0...1, lowerExclusive: true, upperExclusive: true, default: 0.2,
+            "A frame is a gross error when off by more than this fraction of the reference frequency (YIN-paper style; not a mir_eval measure).")
+        public static let all: [ParameterInfo] = [toleranceCents.info, baseFrequencyHz.info, grossErrorFraction.info]
+    }
+
     public var toleranceCents: Double
-    /// The frequency that is 0 cents. Allowed: (0, 1000] Hz. mir_eval uses 10 Hz; note that a
-    /// frequency equal to it becomes 0 cents, which the measures read as "no pitch".
     public var baseFrequencyHz: Double
-    /// A frame is a gross error when the estimate is off by more than this fraction of the
-    /// reference frequency (YIN-paper style, 0.2 = 20 %). Allowed: (0, 1). Not a mir_eval measure.
     public var grossErrorFraction: Double
 
-    public init(toleranceCents: Double = 50, baseFrequencyHz: Double = 10, grossErrorFraction: Double = 0.2) {
+    public init(toleranceCents: Double = Spec.toleranceCents.defaultValue, baseFrequencyHz: Double = Spec.baseFrequencyHz.defaultValue,
+                grossErrorFraction: Double = Spec.grossErrorFraction.defaultValue) {
         self.toleranceCents = toleranceCents
         self.baseFrequencyHz = baseFrequencyHz
         self.grossErrorFraction = grossErrorFraction
     }
 
     public func validated() throws(PitchError) -> MelodyMetricsConfiguration {
-        guard toleranceCents.isFinite, toleranceCents > 0, toleranceCents <= 1200 else {
-            throw .invalidParameter(name: "toleranceCents", value: String(toleranceCents), allowed: "greater than 0 and at most 1200")
-        }
-        guard baseFrequencyHz.isFinite, baseFrequencyHz > 0, baseFrequencyHz <= 1000 else {
-            throw .invalidParameter(name: "baseFrequencyHz", value: String(baseFrequencyHz), allowed: "greater than 0 and at most 1000")
-        }
-        guard grossErrorFraction.isFinite, grossErrorFraction > 0, grossErrorFraction < 1 else {
-            throw .invalidParameter(name: "grossErrorFraction", value: String(grossErrorFraction), allowed: "greater than 0 and less than 1")
-        }
+        do {
+            try Spec.toleranceCents.check(toleranceCents)
+            try Spec.baseFrequencyHz.check(baseFrequencyHz)
+            try Spec.grossErrorFraction.check(grossErrorFraction)
+        } catch { throw PitchError(error) }
         return self
     }
 }

@@ -1,3 +1,5 @@
+import KTVCore
+
 /// Why pitch tracking or evaluation could not run. Messages say what to change.
 public enum PitchError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A configuration value outside its range: name, value, allowed range.
@@ -6,6 +8,17 @@ public enum PitchError: Error, Equatable, CustomStringConvertible, Sendable {
     case badTrackFile(path: String, line: Int?, detail: String)
     /// The input has no usable samples for the request.
     case noAudio(String)
+
+    /// A declared parameter's range error.
+    public init(_ error: ParameterError) {
+        self = .invalidParameter(name: error.name, value: error.value, allowed: error.allowed)
+    }
+
+    /// The same error as a `ParameterError`, for front ends that rename parameters.
+    public var parameterError: ParameterError? {
+        if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }
+        return nil
+    }
 
     public var description: String {
         switch self {

@@ -1,3 +1,4 @@
+import KTVCore
 // Aligning timed text (lyric words) with where a voice actually sings.
 //
 // Given spans that should be sung (start/end in ms) and a voicing track (voiced or not every hop),
@@ -6,18 +7,26 @@
 // over a range of shifts, else the peak refined below the hop by a parabola. Lines whose spans stay mostly unvoiced at the
 // best shift are the ones to check by hand.
 
-/// Settings of the alignment search.
+/// Settings of the alignment search, declared once in `Spec`.
 public struct AlignmentConfiguration: Sendable, Equatable {
-    /// Shifts searched: ±searchMs around 0. 0…60000, default 5000.
-    public var searchMs: Int = 5000
-    /// A line is "mostly unvoiced" when less than this share of its span time is voiced. 0…1, default 0.3.
-    public var unvoicedLineShare: Double = 0.3
+    public enum Spec {
+        public static let searchMs = Parameter<Int>("searchMs", unit: "ms", range: 0...60000, default: 5000,
+            "Shifts searched, either way around 0.")
+        public static let unvoicedLineShare = Parameter<Double>("unvoicedLineShare", range: 0...1, default: 0.3,
+            "A line is mostly unvoiced when less than this share of its word time is voiced.")
+        public static let all: [ParameterInfo] = [searchMs.info, unvoicedLineShare.info]
+    }
+
+    public var searchMs = Spec.searchMs.defaultValue
+    public var unvoicedLineShare = Spec.unvoicedLineShare.defaultValue
 
     public init() {}
 
     public func validated() throws(PitchError) -> AlignmentConfiguration {
-        guard (0...60000).contains(searchMs) else { throw .invalidParameter(name: "searchMs", value: "\(searchMs)", allowed: "0…60000") }
-        guard (0...1).contains(unvoicedLineShare) else { throw .invalidParameter(name: "unvoicedLineShare", value: "\(unvoicedLineShare)", allowed: "0…1") }
+        do {
+            try Spec.searchMs.check(searchMs)
+            try Spec.unvoicedLineShare.check(unvoicedLineShare)
+        } catch { throw PitchError(error) }
         return self
     }
 }

@@ -21,7 +21,7 @@ func writePitchBenchInput(seconds: Double, wav: String, truth: String) {
     var csv = "time_s,f0_hz\n"
     let hop = 441
     for k in 0..<(voice.f0.count / hop) { csv += String(format: "%.2f,%.3f\n", Double(k) / 100, voice.f0[k * hop]) }
-    try! FileIO.writeAtomically(Array(csv.utf8), to: truth)
+    do { try FileIO.writeAtomically(Array(csv.utf8), to: truth) } catch { fail("\(error)") }
 }
 
 struct PeerRun {

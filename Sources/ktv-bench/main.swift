@@ -60,7 +60,7 @@ func benchLyricsValidate(_ args: [String]) {
     guard FileManager.default.isExecutableFile(atPath: ktv) else { fail("no ktv binary at \(ktv); run `swift build -c release` first") }
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-krc-\(getpid())")
     try? FileManager.default.removeItem(at: dir)
-    try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch { fail("\(dir.path): \(error)") }
     defer { try? FileManager.default.removeItem(at: dir) }
 
     var rng = SeededGenerator(seed: 20261123)
@@ -68,9 +68,11 @@ func benchLyricsValidate(_ args: [String]) {
     var bytes = 0
     for i in 0..<count {
         let song = generateSong(&rng, index: i)
-        let file = try! LyricsWriter.write(song, as: .krc).bytes
-        bytes += file.count
-        try! FileIO.writeAtomically(file, to: dir.appendingPathComponent(String(format: "song%05d.krc", i)).path)
+        do {
+            let file = try LyricsWriter.write(song, as: .krc).bytes
+            bytes += file.count
+            try FileIO.writeAtomically(file, to: dir.appendingPathComponent(String(format: "song%05d.krc", i)).path)
+        } catch { fail("\(error)") }
     }
     let genTime = now() - genStart
     print("generated \(count) encrypted KRC files (\(bytes / 1024) KiB) in \(String(format: "%.2f", genTime)) s")
@@ -80,7 +82,7 @@ func benchLyricsValidate(_ args: [String]) {
     process.arguments = ["lyrics", "validate", dir.path, "--format", "json"]
     process.standardOutput = FileHandle.nullDevice
     let start = now()
-    try! process.run()
+    do { try process.run() } catch { fail("cannot run \(ktv): \(error)") }
     process.waitUntilExit()
     let elapsed = now() - start
     var usage = rusage()

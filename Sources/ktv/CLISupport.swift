@@ -62,3 +62,19 @@ func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyr
 extension OffsetSign: ExpressibleByArgument {}
 extension LyricFormat: ExpressibleByArgument {}
 extension LyricsOutputFormat: ExpressibleByArgument {}
+
+/// The command-line spelling of a library parameter: `maxLagSamples` → `--max-lag-samples`, unless
+/// the command names it otherwise in `flags`.
+func flagName(_ parameter: String, _ flags: [String: String] = [:]) -> String {
+    if let f = flags[parameter] { return f }
+    var out = "--"
+    for ch in parameter {
+        if ch.isUppercase { out += "-" + ch.lowercased() } else { out.append(ch) }
+    }
+    return out
+}
+
+/// A library configuration error, worded with the command's flags (exit 64).
+func usageError(_ error: ParameterError, flags: [String: String] = [:]) -> ValidationError {
+    ValidationError(error.renamed(flagName(error.name, flags)).description)
+}

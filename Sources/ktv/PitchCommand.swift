@@ -34,25 +34,25 @@ struct PitchTrackCommand: ParsableCommand {
     @Option(help: "left, right, mix, or a 1-based channel number.")
     var channel: String = "mix"
 
-    @Option(help: "Frame step, ms (1-100).")
-    var hopMs: Double = 10
+    @Option(help: ArgumentHelp(PitchConfiguration.Spec.hopMs.help))
+    var hopMs = PitchConfiguration.Spec.hopMs.defaultValue
 
-    @Option(help: "Lowest f0 searched, Hz.")
-    var minHz: Double = 60
+    @Option(help: ArgumentHelp(PitchConfiguration.Spec.minHz.help))
+    var minHz = PitchConfiguration.Spec.minHz.defaultValue
 
-    @Option(help: "Highest f0 searched, Hz.")
-    var maxHz: Double = 1100
+    @Option(help: ArgumentHelp(PitchConfiguration.Spec.maxHz.help))
+    var maxHz = PitchConfiguration.Spec.maxHz.defaultValue
 
-    @Option(help: "Analysis sample rate, Hz (8000-48000).")
-    var analysisRate: Double = 16000
+    @Option(help: ArgumentHelp(PitchConfiguration.Spec.analysisRateHz.help))
+    var analysisRate = PitchConfiguration.Spec.analysisRateHz.defaultValue
 
-    @Option(help: "YIN integration window, ms (default: one period of --min-hz).")
+    @Option(help: ArgumentHelp(PitchConfiguration.Spec.windowMs.help))
     var windowMs: Double?
 
     @Option(help: "The accompaniment played during the take: its bleed is cancelled and its delay reported.")
     var accompaniment: String?
 
-    @Option(help: "Worker threads (1-64); 0 = one per core.")
+    @Option(help: ArgumentHelp(PitchConfiguration.Spec.threads.help + " 0 = one per core."))
     var threads: Int = 0
 
     @Option(help: "Output: csv, json, agora-bin (Agora binary pitch v1, 10 ms float64 Hz), agora-json (pitchDatas note segments, MIDI note numbers).")
@@ -76,14 +76,16 @@ struct PitchTrackCommand: ParsableCommand {
 
     func validate() throws {
         _ = try parsedChannel()
-        guard threads >= 0 && threads <= 64 else { throw ValidationError("--threads must be 0-64") }
         if format == .agoraBin && hopMs != 10 {
             throw ValidationError("--format agora-bin is a 10 ms contour; use --hop-ms 10")
         }
         do { _ = try makeConfiguration().validated() } catch {
-            throw ValidationError("\(error)")
+            throw error.parameterError.map { usageError($0, flags: Self.flags) } ?? ValidationError("\(error)")
         }
     }
+
+    /// Library parameters whose flag is not their kebab-case name.
+    static let flags = ["analysisRateHz": "--analysis-rate"]
 
     func makeConfiguration() -> PitchConfiguration {
         var c = PitchConfiguration()

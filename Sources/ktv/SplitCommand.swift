@@ -59,30 +59,32 @@ struct SplitCommand: ParsableCommand {
     @Option(help: "Output encoding: wav16, wav24, wav-float, flac16, flac24. Default: the input's PCM depth, else wav-float.")
     var audioFormat: AudioFileFormat?
 
-    @Option(help: "Largest lag searched between the channels, in samples (0-96000).")
-    var maxLagSamples = 4096
+    @Option(help: ArgumentHelp(SplitConfiguration.Spec.maxLagSamples.help))
+    var maxLagSamples = SplitConfiguration.Spec.maxLagSamples.defaultValue
 
-    @Option(help: "Seconds per gain estimate (0.05-30); gains are interpolated between blocks.")
-    var gainBlockSeconds = 1.0
+    @Option(help: ArgumentHelp(SplitConfiguration.Spec.gainBlockSeconds.help))
+    var gainBlockSeconds = SplitConfiguration.Spec.gainBlockSeconds.defaultValue
 
     @Option(help: "Report: text or json.")
     var format: ReportFormat = .text
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    func parsedLayout() throws -> SplitLayout { try parseSplitLayout(layout) }
-
-    func validate() throws {
-        _ = try parsedLayout()
-        guard (0...96000).contains(maxLagSamples) else { throw ValidationError("--max-lag-samples must be 0-96000") }
-        guard (0.05...30).contains(gainBlockSeconds) else { throw ValidationError("--gain-block-seconds must be 0.05-30") }
-    }
-
-    func run() throws {
+    func configuration() throws -> SplitConfiguration {
         var config = SplitConfiguration()
-        config.layout = try parsedLayout()
+        config.layout = try parseSplitLayout(layout)
         config.maxLagSamples = maxLagSamples
         config.gainBlockSeconds = gainBlockSeconds
+        do { return try config.validated() } catch {
+            if case let .invalidParameter(p) = error { throw usageError(p) }
+            throw ValidationError("\(error)")
+        }
+    }
+
+    func validate() throws { _ = try configuration() }
+
+    func run() throws {
+        let config = try configuration()
         let dir = outDir ?? (((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".split")
         let join = { (name: String) in (dir as NSString).appendingPathComponent(name) }
         let reportPath = join("split.json")
@@ -97,26 +99,13 @@ struct SplitCommand: ParsableCommand {
             throw audioFailure(error)
         }
         if let t = result.truncation { printError("ktv: warning: \(t)") }
-        let a = result.analysis
         switch format {
-        case .json:
-            try writeStandardOutput(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized())
+        case .json: try writeStandardOutput(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized())
         case .text:
-            var lines: [String] = []
-            if a.dualMono {
-                lines.append("dual-mono KTV track: original = \(a.originalChannel.map(SplitReport.channelName) ?? "?"), confidence \(String(format: "%.2f", a.confidence))")
-                lines.append("  \(a.reason)")
-                lines.append("  accompaniment lag \(a.lagSamples) samples, gain \(String(format: "%.4f", result.gainMedian))")
-                lines.append("  vocal energy share \(String(format: "%.3f", result.vocalEnergyShare)), vocal activity \(String(format: "%.1f", result.vocalActivityShare * 100))% of the time")
-                let written = [plan.original, plan.accompaniment, plan.vocals].compactMap { $0 } + [reportPath]
-                lines.append("  wrote \(written.joined(separator: ", "))")
-            } else {
-                lines.append("not split: \(a.reason) (confidence \(String(format: "%.2f", a.confidence)))")
-                lines.append("  wrote \(reportPath); name the layout with --layout to split anyway")
-            }
-            try writeStandardOutput(lines.map { $0 + "\n" }.joined())
+            var text = SplitReport.text(result, outputs: plan, reportPath: reportPath)
+            if !result.analysis.dualMono { text += "  split anyway with --layout left-original, right-original or O,A\n" }
+            try writeStandardOutput(text)
         }
-        if !a.dualMono { throw ExitCode(KTVExitCode.findings) }
+        if !result.analysis.dualMono { throw ExitCode(KTVExitCode.findings) }
     }
 }
-

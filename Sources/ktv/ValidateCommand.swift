@@ -38,15 +38,19 @@ extension LyricsCommand {
         @Option(help: "With --audio: auto, left-original, right-original, or O,A (1-based channel numbers).")
         var layout: String = "auto"
 
-        @Option(help: "With --audio: largest shift searched either way, ms.")
-        var searchMs: Int = 5000
+        @Option(help: ArgumentHelp("With --audio: " + AlignmentConfiguration.Spec.searchMs.help))
+        var searchMs = AlignmentConfiguration.Spec.searchMs.defaultValue
 
         func validate() throws {
             _ = try parseSplitLayout(layout)
             if audio != nil && paths.count != 1 {
                 throw ValidationError("--audio checks one lyric file against one track; give exactly one lyric file")
             }
-            guard (0...60000).contains(searchMs) else { throw ValidationError("--search-ms must be 0-60000") }
+            var alignment = AlignmentConfiguration()
+            alignment.searchMs = searchMs
+            do { _ = try alignment.validated() } catch {
+                throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
+            }
         }
 
         func run() throws {

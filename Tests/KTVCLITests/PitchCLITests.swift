@@ -177,7 +177,7 @@ private func parseCSV(_ text: String) throws -> [(t: Double, f0: Double, conf: D
         }
         let range = try ktv(["pitch", path, "--min-hz", "10"])
         #expect(range.status == 64)
-        #expect(range.stderr.contains("minHz = 10.0 is out of range; allowed: 20…2000"))
+        #expect(range.stderr.contains("--min-hz = 10.0 is out of range; allowed: 20…2000 Hz"))
 
         let text = try s.write("lyrics.wav", "[00:01.00]not audio at all\n[00:02.00]still text\n")
         let t = try ktv(["pitch", text])

@@ -2,9 +2,6 @@ import Foundation
 import Testing
 import KTVAudio
 import KTVSynth
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // Hostile input against the built binary (issue 8). Every test here runs `ktv` as a user would,
 // so the same file can be pointed at an older binary with KTV_BIN to show what each test catches.
@@ -47,28 +44,39 @@ struct LimitedRun {
     var stdoutBytes: Int
 }
 
-/// Runs `ktv` under an address-space limit (`ulimit -v`) and a CPU-time limit, with its peak RSS
-/// from `wait4`'s rusage of that child alone.
+/// Runs `ktv` under an address-space limit (RLIMIT_AS) and a CPU-time limit, and reads its peak RSS
+/// from `getrusage(RUSAGE_CHILDREN)` in a small Python parent. (Spawning from this test process
+/// would not do: Linux carries the spawning process's RSS high-water mark across `exec` into the
+/// child's `ru_maxrss`, and the test runner is large.)
 func ktvLimited(_ args: [String], addressSpaceMB: Int, cpuSeconds: Int = 120) throws -> LimitedRun {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-limited-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let out = dir.appendingPathComponent("out").path, err = dir.appendingPathComponent("err").path
-    func q(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-    let script = "ulimit -v \(addressSpaceMB * 1024); ulimit -t \(cpuSeconds); exec \(([KTVBinary.url.path] + args).map(q).joined(separator: " ")) > \(q(out)) 2> \(q(err)) < /dev/null"
-    var pid: pid_t = 0
-    let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", script].map { (a: String) in a.withCString { strdup($0) } } + [nil]
-    defer { for a in argv { free(a) } }
-    let rc = posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ)
-    guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-    let exited = (status & 0x7F) == 0
+    let report = dir.appendingPathComponent("report").path
+    let script = """
+    import resource, subprocess, sys
+    limit, cpu, out, err, report = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+    def limits():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    with open(out, 'wb') as o, open(err, 'wb') as e:
+        p = subprocess.run(sys.argv[6:], stdout=o, stderr=e, stdin=subprocess.DEVNULL, preexec_fn=limits)
+    open(report, 'w').write('%d %d' % (p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+    """
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", script, String(addressSpaceMB << 20), String(cpuSeconds), out, err, report,
+                   KTVBinary.url.path] + args
+    try p.run()
+    p.waitUntilExit()
+    let fields = try String(contentsOfFile: report, encoding: .utf8).split(separator: " ").compactMap { Int($0) }
+    try #require(fields.count == 2, "the Python runner failed")
+    let code = Int32(fields[0])
     let errText = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
     let outSize = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
-    return LimitedRun(status: exited ? (status >> 8) & 0xFF : nil, signal: exited ? nil : status & 0x7F,
-                      peakRSSBytes: Int(usage.ru_maxrss) * 1024, stderr: errText, stdoutBytes: outSize)
+    return LimitedRun(status: code >= 0 ? code : nil, signal: code < 0 ? -code : nil,
+                      peakRSSBytes: fields[1] * 1024, stderr: errText, stdoutBytes: outSize)
 }
 
 func fileType(_ path: String) -> mode_t {
@@ -188,9 +196,18 @@ func fileType(_ path: String) -> mode_t {
         #expect(fileType(null) == S_IFCHR)
         let dir = try FileManager.default.contentsOfDirectory(atPath: s.dir.path)
         #expect(dir.sorted() == ["null", "song.krc"])
-        let dev = try ktv(["lyrics", "convert", lyric, "--to", "lrc", "-o", "/dev/stdout"])
-        #expect(dev.status == 0)
-        #expect(dev.out.contains("Twin"))
+    }
+
+    /// Not for older binaries (KTV_BIN): one that renames over /dev/stdout would break the machine.
+    @Test func devStdoutIsStandardOutput() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        for path in ["/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"] {
+            let dev = try ktv(["lyrics", "convert", lyric, "--to", "lrc", "-o", path])
+            #expect(dev.status == 0, "\(dev.stderr)")
+            #expect(dev.out.contains("Twin"))
+            #expect(fileType("/dev/stdout") == S_IFLNK)
+        }
     }
 
     @Test func aFIFOIsWrittenIntoNotReplaced() throws {
@@ -229,7 +246,7 @@ func fileType(_ path: String) -> mode_t {
         let log = KTVBinary.packageRoot.appendingPathComponent("fixtures/replay/demo.jsonl").path
         let svgReal = try s.write("drift.svg", "old")
         try FileManager.default.createSymbolicLink(atPath: s.path("drift-link.svg"), withDestinationPath: svgReal)
-        let rr = try ktv(["replay", log, "--svg", s.path("drift-link.svg"), "--csv", "/dev/null"])
+        let rr = try ktv(["replay", log, "--svg", s.path("drift-link.svg"), "--csv", s.path("drift.csv")])
         #expect(rr.status == 1 || rr.status == 0, "\(rr.stderr)")
         #expect(fileType(s.path("drift-link.svg")) == S_IFLNK)
         #expect(try String(contentsOfFile: svgReal, encoding: .utf8).hasPrefix("<svg"))
@@ -363,5 +380,65 @@ func fileType(_ path: String) -> mode_t {
         #expect(pitch.stderr.contains("ktv: warning: \(cut): the audio ends at "))
         let lastTime = pitch.out.split(separator: "\n").last.flatMap { Double($0.split(separator: ",")[0]) } ?? 0
         #expect(abs(lastTime - at) < 0.05)
+    }
+}
+
+// MARK: - 4. lyric inputs that would eat the machine
+
+@Suite struct HostileLyricsTests {
+    /// A 6 MB `krc1` file that inflates to about 6 GB: zlib's full-flush points make one compressed
+    /// megabyte of zeros repeatable, so it is built in an instant (by Python's zlib, independently).
+    func bomb(_ s: Scratch) throws -> String {
+        let path = s.path("bomb.krc")
+        let script = """
+        import zlib, sys
+        key = bytes([0x40,0x47,0x61,0x77,0x5E,0x32,0x74,0x47,0x51,0x36,0x31,0x2D,0xCE,0xD2,0x6E,0x69])
+        c = zlib.compressobj(9); z = b'\\0' * (1 << 20)
+        first = c.compress(z) + c.flush(zlib.Z_FULL_FLUSH)
+        again = c.compress(z) + c.flush(zlib.Z_FULL_FLUSH)
+        body = first + again * 6000 + c.flush()
+        out = bytes(b ^ key[i & 15] for i, b in enumerate(body))
+        open(sys.argv[1], 'wb').write(b'krc1' + out)
+        """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script, path]
+        try p.run()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0, "python3 could not build the bomb")
+        return path
+    }
+
+    @Test func aDecompressionBombIsRefusedInBoundedMemory() throws {
+        let s = try Scratch()
+        let path = try bomb(s)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        for args in [["lyrics", "validate", path], ["lyrics", "parse", path], ["lyrics", "decrypt", path]] {
+            let r = try ktvLimited(args, addressSpaceMB: 2048, cpuSeconds: 60)
+            print("peak RSS, ktv \(args[0...1].joined(separator: " ")) on a \(size / 1024) KB KRC bomb (~6 GB inflated): \(r.peakRSSBytes >> 20) MB, exit \(r.status.map(String.init) ?? "signal \(r.signal ?? 0)")")
+            #expect(r.signal == nil, "\(args) was killed: \(r.stderr)")
+            #expect(r.status == 65, "\(args): \(r.stderr)")
+            #expect(r.peakRSSBytes < 400 << 20)
+        }
+    }
+
+    /// A million lines of word-timed KRC (about 60 MB of text): parsed and validated in memory near
+    /// the size of the text, under an address-space cap.
+    @Test func aMillionLineLyricFitsInBoundedMemory() throws {
+        let s = try Scratch()
+        var text = "[ti:Long]\n[ar:Nobody]\n"
+        text.reserveCapacity(64 << 20)
+        for i in 0..<1_000_000 {
+            text += "[\(i * 1000),900]<0,300,0>one <300,300,0>two <600,300,0>three\n"
+        }
+        let path = try s.write("million.krc", text)
+        let size = text.utf8.count
+        for args in [["lyrics", "validate", path], ["lyrics", "convert", path, "--to", "lrc"]] {
+            let r = try ktvLimited(args, addressSpaceMB: 3072, cpuSeconds: 120)
+            print("peak RSS, ktv \(args[0...1].joined(separator: " ")) on a 1,000,000-line KRC (\(size >> 20) MB): \(r.peakRSSBytes >> 20) MB, exit \(r.status.map(String.init) ?? "signal \(r.signal ?? 0)")")
+            #expect(r.signal == nil, "\(args) was killed: \(r.stderr)")
+            #expect(r.status == 0, "\(args): \(r.stderr.prefix(300))")
+            #expect(r.peakRSSBytes < 4 * size)
+        }
     }
 }

@@ -183,16 +183,16 @@ private func score(_ rt: [Double], _ rf: [Double], _ et: [Double], _ ef: [Double
     }
 
     @Test func configurationRangesAreChecked() throws {
-        #expect(throws: PitchError.invalidParameter(name: "toleranceCents", value: "0.0", allowed: "greater than 0 and at most 1200")) {
+        #expect(throws: PitchError.invalidParameter(name: "toleranceCents", value: "0.0", allowed: "(0, 1200] cents")) {
             _ = try score([0], [100], [0], [100], toleranceCents: 0)
         }
-        #expect(throws: PitchError.invalidParameter(name: "toleranceCents", value: "1300.0", allowed: "greater than 0 and at most 1200")) {
+        #expect(throws: PitchError.invalidParameter(name: "toleranceCents", value: "1300.0", allowed: "(0, 1200] cents")) {
             _ = try MelodyMetricsConfiguration(toleranceCents: 1300).validated()
         }
-        #expect(throws: PitchError.invalidParameter(name: "baseFrequencyHz", value: "-1.0", allowed: "greater than 0 and at most 1000")) {
+        #expect(throws: PitchError.invalidParameter(name: "baseFrequencyHz", value: "-1.0", allowed: "(0, 1000] Hz")) {
             _ = try MelodyMetricsConfiguration(baseFrequencyHz: -1).validated()
         }
-        #expect(throws: PitchError.invalidParameter(name: "grossErrorFraction", value: "1.0", allowed: "greater than 0 and less than 1")) {
+        #expect(throws: PitchError.invalidParameter(name: "grossErrorFraction", value: "1.0", allowed: "(0, 1)")) {
             _ = try MelodyMetricsConfiguration(grossErrorFraction: 1).validated()
         }
         #expect(throws: PitchError.invalidParameter(name: "estimate.timesSeconds[1]", value: "0.0", allowed: "greater than the previous time (0.0)")) {

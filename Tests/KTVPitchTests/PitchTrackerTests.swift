@@ -222,7 +222,7 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
                 try PitchTracker().track(samples: [], sampleRate: rate)
             }
         }
-        #expect(throws: PitchError.noAudio("the input has no sample rate")) {
+        #expect(throws: PitchError.invalidParameter(name: "sampleRateHz", value: "0.0", allowed: "8000…768000 Hz")) {
             try PitchTracker().track(samples: [0.1, 0.2], sampleRate: 0)
         }
     }
@@ -358,28 +358,28 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
             change(&c)
             do { _ = try PitchTracker(configuration: c); return nil } catch { return error }
         }
-        #expect(error { $0.hopMs = 0 } == .invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100"))
-        #expect(error { $0.hopMs = 100.5 } == .invalidParameter(name: "hopMs", value: "100.5", allowed: "1…100"))
-        #expect(error { $0.analysisRateHz = 4000 } == .invalidParameter(name: "analysisRateHz", value: "4000.0", allowed: "8000…48000"))
-        #expect(error { $0.minHz = 10 } == .invalidParameter(name: "minHz", value: "10.0", allowed: "20…2000"))
+        #expect(error { $0.hopMs = 0 } == .invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100 ms"))
+        #expect(error { $0.hopMs = 100.5 } == .invalidParameter(name: "hopMs", value: "100.5", allowed: "1…100 ms"))
+        #expect(error { $0.analysisRateHz = 4000 } == .invalidParameter(name: "analysisRateHz", value: "4000.0", allowed: "8000…48000 Hz"))
+        #expect(error { $0.minHz = 10 } == .invalidParameter(name: "minHz", value: "10.0", allowed: "20…2000 Hz"))
         #expect(error { $0.maxHz = 5000 } == .invalidParameter(
             name: "maxHz", value: "5000.0", allowed: "above minHz (60.0) and at most a quarter of the analysis rate (4000.0)"))
         #expect(error { $0.minHz = 500; $0.maxHz = 400 } == .invalidParameter(
             name: "maxHz", value: "400.0", allowed: "above minHz (500.0) and at most a quarter of the analysis rate (4000.0)"))
-        #expect(error { $0.energyFloorDb = 3 } == .invalidParameter(name: "energyFloorDb", value: "3.0", allowed: "−120…0"))
-        #expect(error { $0.absoluteFloorDbfs = -200 } == .invalidParameter(name: "absoluteFloorDbfs", value: "-200.0", allowed: "−150…0"))
-        #expect(error { $0.threads = 0 } == .invalidParameter(name: "threads", value: "0", allowed: "1…64"))
-        #expect(error { $0.threads = 65 } == .invalidParameter(name: "threads", value: "65", allowed: "1…64"))
-        #expect(error { $0.windowMs = 500 } == .invalidParameter(name: "windowMs", value: "500.0", allowed: "1…200"))
+        #expect(error { $0.energyFloorDb = 3 } == .invalidParameter(name: "energyFloorDb", value: "3.0", allowed: "−120…0 dB"))
+        #expect(error { $0.absoluteFloorDbfs = -200 } == .invalidParameter(name: "absoluteFloorDbfs", value: "-200.0", allowed: "−150…0 dBFS"))
+        #expect(error { $0.threads = 0 } == .invalidParameter(name: "threads", value: "0", allowed: "1…64 threads"))
+        #expect(error { $0.threads = 65 } == .invalidParameter(name: "threads", value: "65", allowed: "1…64 threads"))
+        #expect(error { $0.windowMs = 500 } == .invalidParameter(name: "windowMs", value: "500.0", allowed: "1…200 ms"))
         #expect(error { _ in } == nil)
-        #expect("\(PitchError.invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100"))" == "hopMs = 0.0 is out of range; allowed: 1…100")
+        #expect("\(PitchError.invalidParameter(name: "hopMs", value: "0.0", allowed: "1…100 ms"))" == "hopMs = 0.0 is out of range; allowed: 1…100 ms")
 
         var canceller = CancellerConfiguration()
         canceller.filterMs = 5
-        #expect(throws: PitchError.invalidParameter(name: "filterMs", value: "5.0", allowed: "10…2000")) { try canceller.validated() }
+        #expect(throws: PitchError.invalidParameter(name: "filterMs", value: "5.0", allowed: "10…2000 ms")) { try canceller.validated() }
         canceller = CancellerConfiguration()
         canceller.minLatencyMs = 1000
-        #expect(throws: PitchError.invalidParameter(name: "minLatencyMs", value: "1000.0", allowed: "0 ≤ minLatencyMs < maxLatencyMs")) { try canceller.validated() }
+        #expect(throws: PitchError.invalidParameter(name: "minLatencyMs", value: "1000.0", allowed: "below maxLatencyMs (1000.0)")) { try canceller.validated() }
     }
 
     @Test func hopAndAnalysisRateAreHonoured() throws {
@@ -480,5 +480,50 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
         #expect(settings == ["hop_ms": 10, "min_hz": 60, "max_hz": 1100, "analysis_rate_hz": 16000, "energy_floor_db": -35])
         let frames = try #require(obj["frames"] as? [[String: Double]])
         #expect(frames == [["time_s": 0.01, "f0_hz": 220.123, "confidence": 0.988]])
+    }
+}
+
+// MARK: - Streaming sessions: blocks, arrays and files give the same track
+
+extension PitchTrackerTests {
+    @Test func aSessionFedInRandomBlocksEqualsTheWholeSignal() throws {
+        let rate = 44100.0
+        let v = voice(seconds: 4, seed: 71)
+        let tracker = try PitchTracker()
+        let whole = try tracker.track(samples: v.samples, sampleRate: rate)
+        let session = try tracker.session(sampleRateHz: rate)
+        var rng = SeededGenerator(seed: 72)
+        var i = 0
+        while i < v.samples.count {
+            let n = min(Int.random(in: 1...9000, using: &rng), v.samples.count - i)
+            try v.samples[i..<(i + n)].withContiguousStorageIfAvailable { try session.feed($0) }
+            i += n
+        }
+        let blocks = try session.finish()
+        #expect(session.inputFrames == v.samples.count)
+        #expect(blocks.frames.count == whole.frames.count)
+        #expect(blocks.frames == whole.frames)
+        #expect(throws: PitchError.self) { _ = try tracker.session(sampleRateHz: 1) }
+    }
+
+    /// The in-memory canceller (arrays, no temporary file) agrees with the file path.
+    @Test func cancellingOnArraysAgreesWithFiles() throws {
+        let rate = 44100.0, seconds = 6.0
+        let v = voice(seconds: seconds, seed: 73)
+        let acc = AccompanimentSynthesizer().render(seconds: seconds, seed: 74)
+        let bleed = room(acc, delay: 2205, direct: 0.3, reflections: [(ms: 6, gain: 0.17)], rate: rate, seed: 75)
+        let take = (0..<v.samples.count).map { v.samples[$0] + bleed[$0] }
+        let s = try PitchScratch()
+        try AudioBuffer(sampleRate: rate, channels: [take]).write(path: s.path("take.wav"), format: .wavFloat)
+        try AudioBuffer(sampleRate: rate, channels: [acc]).write(path: s.path("acc.wav"), format: .wavFloat)
+        let tracker = try PitchTracker()
+        let fromFiles = try tracker.track(path: s.path("take.wav"), accompaniment: s.path("acc.wav"))
+        let fromArrays = try tracker.track(samples: take, sampleRate: rate, accompaniment: acc, accompanimentRate: rate)
+        let l1 = try #require(fromFiles.latencyMs), l2 = try #require(fromArrays.latencyMs)
+        #expect(abs(l1 - 50) <= 1 && abs(l2 - l1) < 0.05)
+        #expect(fromArrays.frames.count == fromFiles.frames.count)
+        let a = try scores(fromArrays, truth: v.f0, rate: rate), f = try scores(fromFiles, truth: v.f0, rate: rate)
+        #expect(a.rawPitchAccuracy >= 0.97 && abs(a.rawPitchAccuracy - f.rawPitchAccuracy) < 0.01)
+        #expect(abs(a.voicingFalseAlarm - f.voicingFalseAlarm) < 0.02)
     }
 }

@@ -130,8 +130,8 @@ private func span(_ start: Int, _ end: Int, _ group: Int) -> SungSpan { SungSpan
             change(&c)
             do { _ = try VoicingAlignment.align(spans: [span(0, 100, 0)], voiced: [true], hopMs: hopMs, configuration: c); return nil } catch { return error }
         }
-        #expect(error { $0.searchMs = -1 } == .invalidParameter(name: "searchMs", value: "-1", allowed: "0…60000"))
-        #expect(error { $0.searchMs = 60001 } == .invalidParameter(name: "searchMs", value: "60001", allowed: "0…60000"))
+        #expect(error { $0.searchMs = -1 } == .invalidParameter(name: "searchMs", value: "-1", allowed: "0…60000 ms"))
+        #expect(error { $0.searchMs = 60001 } == .invalidParameter(name: "searchMs", value: "60001", allowed: "0…60000 ms"))
         #expect(error { $0.unvoicedLineShare = 1.5 } == .invalidParameter(name: "unvoicedLineShare", value: "1.5", allowed: "0…1"))
         #expect(error { $0.unvoicedLineShare = -0.1 } == .invalidParameter(name: "unvoicedLineShare", value: "-0.1", allowed: "0…1"))
         #expect(error(hopMs: 0) { _ in } == .invalidParameter(name: "hopMs", value: "0.0", allowed: "> 0"))

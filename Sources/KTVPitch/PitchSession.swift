@@ -1,0 +1,222 @@
+import Foundation
+import KTVAudio
+import KTVCore
+
+/// One input being tracked: resampling, framing and YIN analysis as blocks arrive; pYIN-style
+/// decoding over the whole input in `finish()` (the Viterbi path needs every frame).
+///
+/// Memory holds the samples of the frames not yet analysed plus per-frame candidates, whatever the
+/// input's length. One session per input; not thread-safe (it uses the tracker's workers).
+public final class PitchSession: @unchecked Sendable {
+    let tracker: PitchTracker
+    let inputRate: Double
+    let resampler: Resampler?
+    let rate: Double
+    let hop: Double          // analysis samples per frame
+    let buffer: Int
+    let window: Int
+    let maxLag: Int
+    var signal: [Float] = []  // analysis-rate samples from `base` on
+    /// A parallel signal, same indexing (the predicted accompaniment echo), for the voicing gate.
+    var reference: [Float]?
+    var base = 0
+    var produced = 0          // analysis samples produced so far
+    var table: CandidateTable
+    var nextFrame = 0
+    /// Input samples fed so far.
+    public private(set) var inputFrames = 0
+
+    init(tracker: PitchTracker, inputRate: Double) throws {
+        self.tracker = tracker
+        self.inputRate = inputRate
+        rate = tracker.configuration.analysisRateHz
+        // The same rates the audio reader accepts: a 1 Hz "signal" would be upsampled 16000-fold.
+        guard AudioReader.sampleRateRangeHz.contains(inputRate) else {
+            throw PitchError.invalidParameter(name: "sampleRateHz", value: "\(inputRate)",
+                                              allowed: "\(Int(AudioReader.sampleRateRangeHz.lowerBound))…\(Int(AudioReader.sampleRateRangeHz.upperBound)) Hz")
+        }
+        // Medium quality: the analysis band (f0 ≤ 1100 Hz and its first harmonics) sits far below
+        // where HQ and MQ differ, and MQ is much cheaper.
+        resampler = inputRate == rate ? nil : try Resampler(inputRate: inputRate, outputRate: rate, quality: .medium)
+        hop = tracker.configuration.hopMs * rate / 1000
+        buffer = tracker.yin.bufferSamples
+        window = tracker.yin.windowSamples
+        maxLag = tracker.yin.lagRange.upperBound
+        table = CandidateTable(stride: tracker.yin.maxCandidates)
+    }
+
+    /// First analysis sample of frame k's buffer: chosen so the longest lag's samples are centred on k·hop.
+    func start(_ k: Int) -> Int {
+        Int((Double(k) * hop - Double(window + maxLag - 1) / 2).rounded())
+    }
+
+    /// Feeds the next block of mono samples at the session's input rate.
+    public func feed(_ input: [Float]) throws {
+        inputFrames += input.count
+        let x = try resampler?.process(input) ?? input
+        append(x)
+        analyzeAvailable(final: false)
+    }
+
+    public func feed(_ input: UnsafeBufferPointer<Float>) throws {
+        try feed(Array(input))
+    }
+
+    /// Feeds a block of what is left of a take after echo cancellation, with the echo that was
+    /// subtracted (same length): frames whose residual is not clearly above that echo are unvoiced
+    /// (`PitchConfiguration.echoGateRatio`). The session's input rate must be the analysis rate.
+    public func feed(_ residual: [Float], echo: [Float]) throws {
+        guard resampler == nil, residual.count == echo.count else {
+            throw PitchError.invalidParameter(name: "echo", value: "\(echo.count) samples at \(inputRate) Hz",
+                                              allowed: "as many samples as the residual (\(residual.count)), at the analysis rate (\(rate) Hz)")
+        }
+        inputFrames += residual.count
+        if reference == nil { reference = [] }
+        reference?.append(contentsOf: echo)
+        append(residual)
+        analyzeAvailable(final: false)
+    }
+
+    private func append(_ x: [Float]) {
+        signal.append(contentsOf: x)
+        produced += x.count
+    }
+
+    /// Analyses every frame whose buffer is complete (at the end, zero-padded).
+    private func analyzeAvailable(final: Bool, lastFrame: Int = Int.max) {
+        var ready: [Int] = []
+        var k = nextFrame
+        while k <= lastFrame, final || start(k) + buffer <= produced {
+            if final && start(k) >= produced + buffer { break }
+            ready.append(k)
+            k += 1
+        }
+        guard !ready.isEmpty else { return }
+        let results = analyze(frames: ready)
+        for (i, r) in results.enumerated() { table.append(r.0, rms: r.1, referenceRMS: referenceRMS(ready[i])) }
+        nextFrame = k
+        // Drop samples no later frame reads.
+        let keepFrom = max(0, start(nextFrame))
+        if keepFrom > base {
+            let drop = min(keepFrom - base, signal.count)
+            signal.removeFirst(drop)
+            reference?.removeFirst(drop)
+            base += drop
+        }
+    }
+
+    /// RMS of the reference over frame k's buffer; nil without a reference.
+    private func referenceRMS(_ k: Int) -> Float? {
+        guard let ref = reference else { return nil }
+        let s = start(k)
+        var e = 0.0
+        for i in 0..<buffer {
+            let j = s + i - base
+            if j >= 0 && j < ref.count { e += Double(ref[j] * ref[j]) }
+        }
+        return Float((e / Double(buffer)).squareRoot())
+    }
+
+    /// Copies frame k's buffer (zero outside the signal) and runs one worker on it.
+    private func runFrame(_ k: Int, _ worker: YinWorker, _ scratch: inout [Float]) -> ([YinCandidate], Float) {
+        let s = start(k)
+        for i in 0..<buffer {
+            let j = s + i - base
+            scratch[i] = j >= 0 && j < signal.count ? signal[j] : 0
+        }
+        let r = scratch.withUnsafeBufferPointer { worker.analyze($0) }
+        return (r.candidates, r.rms)
+    }
+
+    private func analyze(frames: [Int]) -> [([YinCandidate], Float)] {
+        let workers = tracker.workers
+        if workers.count == 1 || frames.count < 64 {
+            var scratch = [Float](repeating: 0, count: buffer)
+            return frames.map { runFrame($0, workers[0], &scratch) }
+        }
+        final class Results: @unchecked Sendable {
+            // Each slot is written by one thread only.
+            var items: [([YinCandidate], Float)]
+            init(_ n: Int) { items = .init(repeating: ([], 0), count: n) }
+        }
+        let results = Results(frames.count)
+        let chunk = (frames.count + workers.count - 1) / workers.count
+        // The session's signal is only read while the threads run; worker t belongs to thread t.
+        DispatchQueue.concurrentPerform(iterations: workers.count) { t in
+            var scratch = [Float](repeating: 0, count: self.buffer)
+            let lo = t * chunk, hi = min(frames.count, lo + chunk)
+            guard lo < hi else { return }
+            for i in lo..<hi { results.items[i] = self.runFrame(frames[i], workers[t], &scratch) }
+        }
+        return results.items
+    }
+
+    /// Ends the input: analyses the last frames and decodes the track.
+    public func finish() throws -> PitchTrack {
+        if let r = resampler { append(try r.flush()) }
+        let durationS = Double(inputFrames) / inputRate
+        guard inputFrames > 0 else { throw PitchError.noAudio("the input has no samples") }
+        let hopS = tracker.configuration.hopMs / 1000
+        let lastFrame = Int((durationS / hopS).rounded(.down))
+        analyzeAvailable(final: true, lastFrame: lastFrame)
+        // Energy floor: relative to the loud level (95th percentile of frame RMS), and absolute.
+        let sorted = table.rms.sorted()
+        let loud = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        let c = tracker.configuration
+        let floor = max(Double(loud) * pow(10, c.energyFloorDb / 20), pow(10, c.absoluteFloorDbfs / 20))
+        var quiet = table.rms.map { Double($0) < floor }
+        // With a cancelled accompaniment: a frame whose residual is not clearly above the echo
+        // that was there is what the cancellation left of the accompaniment, not a voice.
+        if table.referenceRMS.count == table.rms.count {
+            for k in quiet.indices where Double(table.rms[k]) < c.echoGateRatio * Double(table.referenceRMS[k]) { quiet[k] = true }
+        }
+        let loudLevel = floor * pow(10, c.costs.loudMarginDb / 20)
+        let loudFrames = table.rms.map { Double($0) >= loudLevel }
+        let decoded = PitchDecoder.decode(table, quiet: quiet, loud: loudFrames, rate: rate, costs: c.costs)
+        let frames = Self.frames(decoded, hopS: hopS, rate: rate, start: start, window: window)
+        return PitchTrack(frames: Array(frames.prefix(lastFrame + 1)), hopS: hopS, configuration: c, durationS: durationS)
+    }
+
+    /// Frame k's estimate at lag τ belongs to the centre of the samples d(τ) integrated,
+    /// start(k) + (W + τ − 1)/2, slightly before k·hop; the f0 reported at k·hop is interpolated
+    /// (in cents) between the estimates that bracket it, so the time stamps are exact under vibrato.
+    static func frames(_ decoded: [Decoded], hopS: Double, rate: Double, start: (Int) -> Int, window: Int) -> [PitchFrame] {
+        let n = decoded.count
+        var actual = [Double](repeating: 0, count: n)
+        var cents = [Double?](repeating: nil, count: n)
+        for k in 0..<n {
+            if let lag = decoded[k].lag {
+                actual[k] = (Double(start(k)) + (Double(window) + Double(lag) - 1) / 2) / rate
+                cents[k] = 1200 * log2(rate / Double(lag))
+            } else {
+                actual[k] = Double(k) * hopS
+            }
+        }
+        var out: [PitchFrame] = []
+        out.reserveCapacity(n)
+        for k in 0..<n {
+            let t = Double(k) * hopS
+            var f0: Double?
+            // Voicing, like pitch, belongs to the analysis nearest in time: at an onset the next
+            // frame's samples can be centred closer to k·hop than this frame's own.
+            if cents[k] == nil, k + 1 < n, let cn = cents[k + 1], abs(actual[k + 1] - t) < hopS / 2 {
+                out.append(PitchFrame(timeS: t, f0Hz: pow(2, cn / 1200), confidence: decoded[k + 1].voicedProbability))
+                continue
+            }
+            if let ck = cents[k] {
+                var value = ck
+                // Bracket t with voiced neighbours' actual times.
+                if actual[k] < t, k + 1 < n, let cn = cents[k + 1], actual[k + 1] > actual[k] {
+                    let w = min(1, (t - actual[k]) / (actual[k + 1] - actual[k]))
+                    value = ck + (cn - ck) * w
+                } else if actual[k] > t, k > 0, let cp = cents[k - 1], actual[k] > actual[k - 1] {
+                    let w = min(1, (actual[k] - t) / (actual[k] - actual[k - 1]))
+                    value = ck + (cp - ck) * w
+                }
+                f0 = pow(2, value / 1200)
+            }
+            out.append(PitchFrame(timeS: t, f0Hz: f0, confidence: decoded[k].voicedProbability))
+        }
+        return out
+    }
+}
