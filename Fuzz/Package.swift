@@ -28,15 +28,12 @@ let package = Package(
         // The code each harness runs on one input; the main package's FuzzRegressionTests run the
         // same functions on the crash inputs kept in fixtures/fuzz/.
         .target(name: "FuzzTargets", dependencies: [
-            "CFuzzSupport",
             .product(name: "KTVCore", package: mainPackage),
             .product(name: "KTVLyrics", package: mainPackage),
             .product(name: "KTVAudio", package: mainPackage),
             .product(name: "KTVPitch", package: mainPackage),
             .product(name: "KTVSync", package: mainPackage),
         ]),
-        // C helpers for the harnesses (a libsndfile probe).
-        .target(name: "CFuzzSupport", linkerSettings: [.linkedLibrary("sndfile")]),
         harness("fuzz-lyrics"),
         harness("fuzz-roundtrip"),
         harness("fuzz-replay"),

@@ -6,10 +6,10 @@ import Testing
 /// harness checks a property (round trip, audio) the property must hold. A thrown error inside is
 /// fine, as in the harnesses.
 ///
-/// Files named `known-<issue>-…` hit an issue that was found and reported but is not fixed yet:
-/// the round-trip ones are run strictly and must still fail (a known issue, so the test passes
-/// while it does, and fails once the issue is fixed: then drop the case from `KnownIssue` and the
-/// `known-` prefix); the audio ones crash the process, so they are never run here.
+/// Round-trip files named `known-<issue>[+<issue>…]-…` hit an issue that was found and reported but
+/// is not fixed yet: they are run strictly and must still fail (a known issue, so the test passes
+/// while it does, and fails once the issue is fixed: then drop the case from
+/// `RoundTripTarget.KnownIssue` and the `known-` prefix).
 @Suite struct FuzzRegressionTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../fixtures/fuzz").standardizedFileURL
@@ -70,16 +70,8 @@ import Testing
 
     @Test func audio() throws {
         for input in try Self.inputs("audio") {
-            if !input.knownIssues.isEmpty {
-                let issues = input.knownIssues.joined(separator: ", ")
-                #expect(input.knownIssues.allSatisfy { AudioTarget.KnownIssue(rawValue: $0) != nil }, "\(input): not every issue named is an AudioTarget.KnownIssue")
-                withKnownIssue("\(input): \(issues) (crashes the process; not run)") {
-                    Issue.record("\(input) hits \(issues)")
-                }
-            } else {
-                let failure = AudioTarget.run(input.bytes, tolerating: [])
-                #expect(failure == nil, "\(input): \(failure ?? "")")
-            }
+            let failure = AudioTarget.run(input.bytes)
+            #expect(failure == nil, "\(input): \(failure ?? "")")
         }
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(CFuzzSupport)
-import CFuzzSupport
-#endif
 import KTVAudio
 import KTVCore
 import KTVPitch
@@ -15,35 +12,9 @@ public enum AudioTarget {
     /// short runs. libFuzzer's -max_len keeps the bytes small; a header may still claim hours.
     public static let maxSeconds = 1.0
 
-    /// Crashes found by this harness and reported, not yet fixed in KTVAudio. Inputs that would hit
-    /// one are recognized beforehand (with libsndfile directly) and skipped, so fuzzing goes on.
-    public enum KnownIssue: String, CaseIterable, Sendable {
-        /// `AudioReader` closes the libsndfile handle twice (a double free) when the audio has no
-        /// frames: its initializer calls `sf_close` and throws `.empty` after every stored property
-        /// is set, so `deinit` runs and closes it again. A 44-byte WAV header with no data does it.
-        case emptyAudioDoubleClose = "empty-audio-double-close"
-
-        /// Recognizes an input that hits the issue, without going near the code that has it. Only in
-        /// the fuzz package (the libsndfile probe is C there); the main package's regression test
-        /// goes by the file name (`known-<issue>-…`) instead, and never runs such inputs.
-        public func applies(to bytes: [UInt8]) -> Bool {
-            #if canImport(CFuzzSupport)
-            switch self {
-            case .emptyAudioDoubleClose:
-                var rate: Int32 = 0, channels: Int32 = 0, frames: Int64 = 0
-                guard ktv_fuzz_probe_audio(bytes, bytes.count, &rate, &channels, &frames) == 0 else { return false }
-                return AudioReader.sampleRateRangeHz.contains(Double(rate)) && (1...64).contains(channels) && frames == 0
-            }
-            #else
-            return false
-            #endif
-        }
-    }
-
     nonisolated(unsafe) static let tracker = try! PitchTracker()
 
-    public static func run(_ bytes: [UInt8], tolerating known: Set<KnownIssue> = Set(KnownIssue.allCases)) -> String? {
-        if known.contains(where: { $0.applies(to: bytes) }) { return nil }
+    public static func run(_ bytes: [UInt8]) -> String? {
         guard let reader = try? AudioReader(bytes: bytes, name: "fuzz") else { return nil }
         guard reader.info.durationSeconds <= maxSeconds else { return nil }
         var config = SplitConfiguration()

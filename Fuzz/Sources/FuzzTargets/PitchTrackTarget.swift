@@ -1,9 +1,10 @@
 import KTVCore
 import KTVPitch
 
-/// `fuzz-pitchtrack`: the pitch-track reader on the bytes, then `ktv pitch eval`'s path (align,
-/// scores at the default and the 25/10-cent tolerances) on two tracks: the whole input against
-/// itself, and its first half against its second half (split at a line break) both ways.
+/// `fuzz-pitchtrack`: the pitch-track reader on the bytes, then `ktv pitch eval`'s path
+/// (`MelodyEvaluation`: align, scores at 50, 25 and 10 cents, the JSON and text reports) on two
+/// tracks: the whole input against itself, and its first half against its second half (split at a
+/// line break) both ways.
 /// A thrown `PitchError` is the clean failure.
 public enum PitchTrackTarget {
     public static func run(_ bytes: [UInt8]) {
@@ -19,15 +20,12 @@ public enum PitchTrackTarget {
         }
     }
 
+    /// What `ktv pitch eval` does: align, score at 50 cents and at 25 and 10, render both reports.
     static func eval(_ reference: MelodySeries, _ estimate: MelodySeries) {
-        let config = MelodyMetricsConfiguration()
-        guard let aligned = try? MelodyMetrics.align(reference: reference, estimate: estimate,
-                                                     baseFrequencyHz: config.baseFrequencyHz),
-              let valid = try? config.validated() else { return }
-        _ = aligned.scores(valid)
-        for cents in [25.0, 10.0] {
-            _ = aligned.rawPitchAccuracy(toleranceCents: cents)
-            _ = aligned.rawChromaAccuracy(toleranceCents: cents)
-        }
+        guard let evaluation = try? MelodyEvaluation.evaluate(reference: reference, estimate: estimate,
+                                                              referenceName: "ref", estimateName: "est",
+                                                              configuration: MelodyMetricsConfiguration()) else { return }
+        _ = evaluation.json.serialized()
+        _ = evaluation.text
     }
 }
