@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "KTVCore"),
         .target(name: "KTVLyrics", dependencies: ["KTVCore", "CZlib"]),
         .target(name: "KTVAudio", dependencies: ["KTVCore", "CSndFile", "CSoxr", "CFFTW"]),
-        .target(name: "KTVPitch", dependencies: ["KTVCore", "KTVAudio"]),
+        .target(name: "KTVPitch", dependencies: ["KTVCore", "KTVAudio", "KTVLyrics"]),
         // Generated test signals with known truth (tests, benchmarks, the demo fixture).
         .target(name: "KTVSynth", dependencies: ["KTVCore"]),
         // Chorus sync: progress-log reader, vendor rules, replay analysis, room simulator.

@@ -155,6 +155,7 @@ final class DualMonoSeparator {
                 try w.write(mono: Array(accStream[(start - accBase)..<(start - accBase + cur.count)]))
             }
             if let w = vocWriter { try w.write(mono: voc) }
+            try outputs.vocalBlocks?(voc)
             // Statistics over 50 ms frames (a partial frame carries over to the next block).
             var i = 0
             while i < cur.count {

@@ -128,6 +128,9 @@ public struct SplitOutputs: Sendable {
     public var folder: String?
     /// A report written with the audio from the result (also when the track is not split).
     public var report: SplitReportOutput?
+    /// Receives the vocal estimate block by block, in order (at the input's rate), so a caller can
+    /// analyse it as it is made instead of reading a written file back.
+    public var vocalBlocks: (@Sendable ([Float]) throws -> Void)?
 
     public init(original: String? = nil, accompaniment: String? = nil, vocals: String? = nil, format: AudioFileFormat? = nil,
                 folder: String? = nil, report: SplitReportOutput? = nil) {

@@ -197,15 +197,22 @@ public struct OutputTarget: Sendable {
 
     /// Writes bytes into a device or FIFO as it is; standard output and error through their descriptors.
     public func writeStraight(_ bytes: [UInt8]) throws(FileIOError) {
+        let (fd, owned) = try openStraight()
+        defer { if owned { close(fd) } }
+        try FileIO.writeAll(fd: fd, bytes, path: path)
+    }
+
+    /// A descriptor to write a special target straight into; `owned` says the caller must close it
+    /// (standard output and error are the process's own).
+    public func openStraight() throws(FileIOError) -> (fd: Int32, owned: Bool) {
         switch resolvedPath {
-        case "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1": return try FileIO.writeAll(fd: 1, bytes, path: path)
-        case "/dev/stderr", "/proc/self/fd/2", "/dev/fd/2": return try FileIO.writeAll(fd: 2, bytes, path: path)
+        case "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1": return (1, false)
+        case "/dev/stderr", "/proc/self/fd/2", "/dev/fd/2": return (2, false)
         default: break
         }
         let fd = open(resolvedPath, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotWrite(path: path, reason: FileIO.writeReason(errno)) }
-        defer { close(fd) }
-        try FileIO.writeAll(fd: fd, bytes, path: path)
+        return (fd, true)
     }
 }
 

@@ -13,6 +13,8 @@ public enum LyricsError: Error, Equatable, CustomStringConvertible, Sendable {
     case unsupported(detail: String)
     /// The model cannot be written in the requested format.
     case cannotWrite(format: LyricFormat, detail: String)
+    /// The lyric text (a decrypted KRC, or the file itself) is over `LyricsParseOptions.maxTextBytes`.
+    case tooLarge(limitBytes: Int, detail: String)
 
     public var description: String {
         switch self {
@@ -30,7 +32,18 @@ public enum LyricsError: Error, Equatable, CustomStringConvertible, Sendable {
             return detail
         case let .cannotWrite(format, detail):
             return "cannot write \(format.rawValue): \(detail)"
+        case let .tooLarge(limit, detail):
+            return "\(detail), over the \(Self.megabytes(limit)) limit on lyric text; the file is likely a decompression bomb or not a lyric file, or it must be read with a larger limit"
         }
+    }
+
+    /// `64 MB` for whole mebibytes, else `0.001 MB (1000 bytes)`: small limits appear in tests and scripts.
+    static func megabytes(_ bytes: Int) -> String {
+        let mib = 1_048_576
+        if bytes % mib == 0 { return "\(bytes / mib) MB" }
+        let thousandths = (bytes * 1000 + mib / 2) / mib
+        let frac = String(thousandths % 1000)
+        return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac) MB (\(bytes) bytes)"
     }
 
     /// The 1-based line the error is at, when it has one.

@@ -13,17 +13,31 @@ public enum KRCContainer {
         bytes.count >= 4 && Array(bytes[0..<4]) == magic
     }
 
-    /// The exact plaintext bytes inside an encrypted KRC.
-    public static func decrypt(_ bytes: [UInt8]) throws(LyricsError) -> [UInt8] {
+    /// The exact plaintext bytes inside an encrypted KRC. Throws `.tooLarge` as soon as the
+    /// plaintext passes `maxTextBytes` (a few kilobytes of zlib can expand to gigabytes).
+    public static func decrypt(_ bytes: [UInt8],
+                               maxTextBytes: Int = LyricsParseOptions.defaultMaxTextBytes) throws(LyricsError) -> [UInt8] {
         guard isEncrypted(bytes) else {
             throw .badContainer(byteOffset: 0, detail: "not an encrypted KRC: the file does not start with the magic `krc1`")
         }
         guard bytes.count > 4 else {
             throw .badContainer(byteOffset: 4, detail: "encrypted KRC has no payload after the `krc1` magic (truncated file)")
         }
-        var payload = [UInt8](bytes[4...])
-        xor(&payload)
-        return try inflate(payload)
+        var plain: [UInt8] = []
+        let payload = bytes.count - 4
+        if payload <= maxTextBytes / 1032 {
+            // Deflate expands at most 1032:1 (258 bytes from two 1-bit codes): this stream cannot
+            // pass the limit, and is read in one pass (most KRC files are a few kilobytes).
+            plain.reserveCapacity(payload * 4)
+            _ = try inflate(bytes, limit: maxTextBytes) { plain.append(contentsOf: $0) }
+        } else {
+            // Two passes: the first only counts (and stops a bomb with one chunk of memory), the
+            // second fills a buffer of the exact size, so a large text is never held twice.
+            let size = try inflate(bytes, limit: maxTextBytes) { _ in }
+            plain.reserveCapacity(size)
+            _ = try inflate(bytes, limit: size) { plain.append(contentsOf: $0) }
+        }
+        return plain
     }
 
     /// Encrypts plaintext into a `krc1` file that other decoders accept (zlib stream, same key).
@@ -39,33 +53,48 @@ public enum KRCContainer {
         }
     }
 
-    private static func inflate(_ input: [UInt8]) throws(LyricsError) -> [UInt8] {
+    private static let chunk = 64 * 1024
+
+    /// Inflates the payload of `file` (after the magic), XORing it a chunk at a time, and hands
+    /// each piece of plaintext to `take`. Returns the plaintext size; stops past `limit`.
+    private static func inflate(_ file: [UInt8], limit: Int,
+                                _ take: (UnsafeBufferPointer<UInt8>) -> Void) throws(LyricsError) -> Int {
         var stream = z_stream()
         guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw .badContainer(byteOffset: nil, detail: "zlib could not be initialised")
         }
         defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        output.reserveCapacity(input.count * 4)
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var input = input
+        let input = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunk)
+        defer { input.deallocate() }
+        let output = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunk)
+        defer { output.deallocate() }
+        let payload = file.count - 4
+        var fed = 0, produced = 0
         var status: Int32 = Z_OK
-        let total = input.count
-        input.withUnsafeMutableBufferPointer { inBuf in
-            stream.next_in = inBuf.baseAddress
-            stream.avail_in = uInt(inBuf.count)
-            repeat {
-                chunk.withUnsafeMutableBufferPointer { outBuf in
-                    stream.next_out = outBuf.baseAddress
-                    stream.avail_out = uInt(outBuf.count)
-                    status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    let produced = outBuf.count - Int(stream.avail_out)
-                    output.append(contentsOf: outBuf[0..<produced])
+        repeat {
+            if stream.avail_in == 0, fed < payload {
+                let n = min(chunk, payload - fed)
+                file.withUnsafeBufferPointer { src in
+                    for i in 0..<n { input[i] = src[4 + fed + i] ^ key[(fed + i) & 15] }
                 }
-            } while status == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
-        }
+                fed += n
+                stream.next_in = input.baseAddress
+                stream.avail_in = uInt(n)
+            }
+            stream.next_out = output.baseAddress
+            stream.avail_out = uInt(chunk)
+            status = CZlib.inflate(&stream, Z_NO_FLUSH)
+            let piece = chunk - Int(stream.avail_out)
+            produced += piece
+            if produced > limit {
+                let consumed = fed - Int(stream.avail_in)
+                throw .tooLarge(limitBytes: limit,
+                                detail: "byte offset \(4 + consumed) of the encrypted KRC: its text decompresses to more than \(limit) bytes")
+            }
+            take(UnsafeBufferPointer(rebasing: output[0..<piece]))
+        } while status == Z_OK && (stream.avail_in > 0 || fed < payload || stream.avail_out == 0)
         if status != Z_STREAM_END {
-            let consumed = total - Int(stream.avail_in)
+            let consumed = fed - Int(stream.avail_in)
             let why: String
             switch status {
             case Z_DATA_ERROR: why = "damaged compressed data"
@@ -76,7 +105,7 @@ public enum KRCContainer {
             throw .badContainer(byteOffset: 4 + consumed,
                                 detail: "encrypted KRC payload does not decompress: \(why); the file is damaged or was not encrypted with the KRC key")
         }
-        return output
+        return produced
     }
 
     private static func deflate(_ input: [UInt8]) throws(LyricsError) -> [UInt8] {

@@ -65,7 +65,7 @@ struct KRCParser {
                                 "text `\(Scan.preview(lead))` before the first `<offsetMs,durMs,0>` unit has no timing; put it inside a unit"))
             i = next!
         }
-        var text = ""
+        words.reserveCapacity(8)
         while i < b.endIndex {
             guard let (o, d, x, afterHeader) = Self.unitHeader(b, i) else { break }
             let next = Self.nextUnit(b, from: afterHeader) ?? b.endIndex
@@ -75,10 +75,9 @@ struct KRCParser {
                                       "unit `<\(o),\(d),\(x)>` has third field \(x); every known KRC writes 0 and its meaning is undocumented (kept as is)"))
             }
             words.append(LyricWord(startMs: start + o, durationMs: d, text: wordText, krcField: x))
-            text += wordText
             i = next
         }
-        return .line(LyricLine(startMs: start, durationMs: dur, text: text, words: words, sourceLine: number))
+        return .line(LyricLine(startMs: start, durationMs: dur, joining: words, sourceLine: number))
     }
 
     /// `<digits,digits,digits>` at `i`: (offset, duration, x, index after `>`).
@@ -150,13 +149,16 @@ enum KRCLanguage {
                                           "`[language:]` has \(strings.count) romanization rows for \(lines.count) lyric rows; rows were matched by index"))
                 }
                 for (k, row) in strings.enumerated() where k < lines.count {
-                    if row.count != lines[k].words.count, !(row.allSatisfy(\.isEmpty)) {
+                    // Words decoded and packed once per line, not once per word.
+                    var words = lines[k].words
+                    if row.count != words.count, !(row.allSatisfy(\.isEmpty)) {
                         diags.append(.warning("romanization-count-mismatch", line: lines[k].sourceLine,
-                                              "romanization has \(row.count) entries for \(lines[k].words.count) units; entries were matched by position"))
+                                              "romanization has \(row.count) entries for \(words.count) units; entries were matched by position"))
                     }
-                    for (w, r) in row.enumerated() where w < lines[k].words.count {
-                        lines[k].words[w].romanization = r.isEmpty ? nil : r
+                    for (w, r) in row.enumerated() where w < words.count {
+                        words[w].romanization = r.isEmpty ? nil : r
                     }
+                    lines[k].words = words
                 }
             default:
                 diags.append(.info("unknown-language-block", line: line,

@@ -82,6 +82,14 @@ struct LRCParser {
         let total = lyrics.totalMs
         var lines: [LyricLine] = []
         var endedByTotal: [(line: Int, lastWordOpen: Bool)] = []
+        // The next later start after each row, from the end: rows are sorted, and searching forward
+        // from every row is quadratic when thousands share one stamp.
+        var nextLater = [Int?](repeating: nil, count: rows.count)
+        if rows.count > 1 {
+            for k in stride(from: rows.count - 2, through: 0, by: -1) {
+                nextLater[k] = rows[k + 1].startMs > rows[k].startMs ? rows[k + 1].startMs : nextLater[k + 1]
+            }
+        }
         for (k, row) in rows.enumerated() {
             if row.isEndMarker {
                 if k == 0 || rows[k - 1].isEndMarker {
@@ -90,7 +98,7 @@ struct LRCParser {
                 }
                 continue
             }
-            let nextStart = rows[(k + 1)...].first { $0.startMs > row.startMs }?.startMs
+            let nextStart = nextLater[k]
             let nextIsMarker = k + 1 < rows.count && rows[k + 1].isEndMarker
             var end: Int
             if nextIsMarker {

@@ -6,10 +6,18 @@ public struct LyricsParseOptions: Sendable {
     public var offsetSign: OffsetSign
     /// Skip detection and read as this format.
     public var format: LyricFormat?
+    /// Largest lyric text read, in bytes; range 1...Int.max, default `defaultMaxTextBytes` (64 MiB).
+    /// Bounds the decrypted KRC plaintext (a decompression bomb stops here) and every other input.
+    public var maxTextBytes: Int
 
-    public init(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil) {
+    /// 64 MiB: about 100 times the largest real lyric file, far below what breaks a machine.
+    public static let defaultMaxTextBytes = 67_108_864
+
+    public init(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil,
+                maxTextBytes: Int = LyricsParseOptions.defaultMaxTextBytes) {
         self.offsetSign = offsetSign
         self.format = format
+        self.maxTextBytes = maxTextBytes
     }
 }
 
@@ -27,16 +35,20 @@ public struct ParsedLyrics: Sendable {
 public enum LyricsReader {
     static let qrcLocalMagic: [UInt8] = [0x98, 0x25, 0xB0, 0xAC, 0xE3, 0x02, 0x83, 0x68, 0xE8, 0xFC, 0x6C]
 
-    public static func read(_ bytes: [UInt8], fileName: String? = nil,
+    /// `bytes` is consumed: when the caller hands over its only copy, a UTF-8 BOM is dropped in place.
+    public static func read(_ bytes: consuming [UInt8], fileName: String? = nil,
                             options: LyricsParseOptions = .init()) throws(LyricsError) -> ParsedLyrics {
         var diags: [Diagnostic] = []
         let ext = fileName.map(Self.extensionOf) ?? ""
         if bytes.isEmpty {
             throw .unrecognizedFormat(detail: "the file is empty")
         }
+        if bytes.count > options.maxTextBytes {
+            throw .tooLarge(limitBytes: options.maxTextBytes, detail: "the input is \(bytes.count) bytes")
+        }
         if options.format == .krc || (options.format == nil && KRCContainer.isEncrypted(bytes)) {
-            let plain = try KRCContainer.decrypt(bytes)
-            var parsed = try readText(plain, ext: ext, forced: .krcText, options: options, diags: &diags)
+            let plain = try KRCContainer.decrypt(bytes, maxTextBytes: options.maxTextBytes)
+            var parsed = try readText(consume plain, ext: ext, forced: .krcText, options: options, diags: &diags)
             parsed.lyrics.format = .krc
             return parsed
         }
@@ -46,15 +58,22 @@ public enum LyricsReader {
         if options.format == nil, bytes.count >= qrcLocalMagic.count, Array(bytes[0..<qrcLocalMagic.count]) == qrcLocalMagic {
             throw .unsupported(detail: "this is an encrypted QQ Music local-cache QRC (QMC1 + 3DES); ktv reads decrypted QRC only. Decrypt it first, then pass the XML or the QRC text")
         }
-        return try readText(bytes, ext: ext, forced: options.format, options: options, diags: &diags)
+        return try readText(consume bytes, ext: ext, forced: options.format, options: options, diags: &diags)
     }
 
-    private static func readText(_ bytes: [UInt8], ext: String, forced: LyricFormat?, options: LyricsParseOptions,
+    private static func readText(_ bytes: consuming [UInt8], ext: String, forced: LyricFormat?, options: LyricsParseOptions,
                                  diags: inout [Diagnostic]) throws(LyricsError) -> ParsedLyrics {
         let decoded: DecodedText
-        do { decoded = try TextDecoder.decode(bytes) } catch {
-            switch error {
-            case let .undecodable(offset, detail): throw .undecodable(byteOffset: offset, detail: detail)
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF, TextDecoder.firstInvalidUTF8(bytes) == nil {
+            // What `TextDecoder` does for valid UTF-8 after a BOM, but in place when these bytes are
+            // ours alone (a decrypted KRC; a caller's last copy): its copy would hold the text twice.
+            bytes.removeFirst(3)
+            decoded = DecodedText(utf8: copy bytes, encoding: .utf8BOM)  // shares the buffer
+        } else {
+            do { decoded = try TextDecoder.decode(bytes) } catch {
+                switch error {
+                case let .undecodable(offset, detail): throw .undecodable(byteOffset: offset, detail: detail)
+                }
             }
         }
         if decoded.encoding == .gb18030 {
@@ -80,11 +99,11 @@ public enum LyricsReader {
         case .miguXML:
             lyrics = try MiguXMLParser().parse(text, into: &diags)
         case .agoraPitchJSON:
-            lyrics = try PitchFileParser.parseJSON(text)
+            lyrics = try PitchFileParser.parseJSON(text, encoding: decoded.encoding)
         case .agoraPitchBinary:
             lyrics = try PitchFileParser.parseBinary(bytes)
         case .json:
-            lyrics = try JSONModel.parse(text)
+            lyrics = try JSONModel.parse(text, encoding: decoded.encoding)
         }
         diags.sort { ($0.line ?? 0) < ($1.line ?? 0) }
         return ParsedLyrics(lyrics: lyrics, diagnostics: diags, encoding: decoded.encoding)
@@ -140,7 +159,7 @@ public enum LyricsReader {
             default: return .lrc
             }
         }
-        let nonBlank = Scan.lines(text).filter { !Scan.isBlank($0.bytes) }.prefix(20)
+        let nonBlank = Array(Scan.lines(text).lazy.filter { !Scan.isBlank($0.bytes) }.prefix(20))
         if !nonBlank.isEmpty, nonBlank.allSatisfy({ Double(Scan.string(Scan.trim($0.bytes))) != nil }) {
             throw .unrecognizedFormat(detail: "every line is a single number: this looks like a pitch track (one value per frame), not lyrics")
         }

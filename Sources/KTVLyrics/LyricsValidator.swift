@@ -64,7 +64,8 @@ public enum LyricsValidator {
         let tol = options.wordToleranceMs
         let openEnded = Set(diags.filter { $0.rule == "unknown-end" }.compactMap(\.line))
         let total = lyrics.totalMs.flatMap { $0 > 0 ? $0 : nil }
-        for (k, line) in lyrics.lines.enumerated() {
+        for (k, packedLine) in lyrics.lines.enumerated() {
+            let line = packedLine.fields
             let at = line.sourceLine
             if line.durationMs < 0 {
                 diags.append(.error("negative-duration", line: at,
@@ -107,7 +108,7 @@ public enum LyricsValidator {
     }
 
     /// `openEnded`: the line's end is unknown (already reported), so its last word's zero length is not news.
-    private static func checkWords(_ line: LyricLine, tolerance tol: Int, openEnded: Bool, into diags: inout [Diagnostic]) {
+    private static func checkWords(_ line: LinePacking.Fields, tolerance tol: Int, openEnded: Bool, into diags: inout [Diagnostic]) {
         let at = line.sourceLine
         var zero = 0, outside = 0, overlaps = 0
         var worstOutside = 0
@@ -115,7 +116,7 @@ public enum LyricsValidator {
         for (w, word) in line.words.enumerated() {
             if word.durationMs < 0 {
                 diags.append(.error("negative-duration", line: at,
-                                    "word `\(word.text)` at \(TimeText.ms(word.startMs)) ends \(-word.durationMs) ms before it starts"))
+                                    "word `\(Scan.capped(word.text))` at \(TimeText.ms(word.startMs)) ends \(-word.durationMs) ms before it starts"))
             } else if word.durationMs == 0, !(openEnded && w == line.words.count - 1) {
                 zero += 1
             }
@@ -137,15 +138,15 @@ public enum LyricsValidator {
         }
         if zero > 0 {
             diags.append(.warning("zero-duration", line: at,
-                                  "\(zero) word(s) in this line have zero duration (e.g. `\(line.words.first { $0.durationMs == 0 }!.text)`); they are never highlighted"))
+                                  "\(zero) word(s) in this line have zero duration (e.g. `\(Scan.capped(line.words.first { $0.durationMs == 0 }?.text ?? ""))`); they are never highlighted"))
         }
         if outside > 0, let f = firstOutside {
             diags.append(.warning("word-outside-line", line: at,
-                                  "\(outside) word(s) lie outside the line \(TimeText.ms(line.startMs))–\(TimeText.ms(line.endMs)) by up to \(worstOutside) ms (first: `\(f.text)` at \(TimeText.ms(f.startMs)), \(f.durationMs) ms); fix the line's duration or the word times"))
+                                  "\(outside) word(s) lie outside the line \(TimeText.ms(line.startMs))–\(TimeText.ms(line.endMs)) by up to \(worstOutside) ms (first: `\(Scan.capped(f.text))` at \(TimeText.ms(f.startMs)), \(f.durationMs) ms); fix the line's duration or the word times"))
         }
         if overlaps > 0, let (w, o) = firstOverlap {
             diags.append(.warning("word-overlap", line: at,
-                                  "\(overlaps) word(s) start before the previous word ends (first: `\(w.text)` at \(TimeText.ms(w.startMs)), \(o) ms early)"))
+                                  "\(overlaps) word(s) start before the previous word ends (first: `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)), \(o) ms early)"))
         }
     }
 }

@@ -40,7 +40,7 @@ public enum LyricsWriter {
             throw .cannotWrite(format: LyricFormat(rawValue: format.rawValue) ?? .json,
                                detail: "this is a pitch file with no lyric lines; convert it to json")
         }
-        let text: String
+        let text: [UInt8]
         switch format {
         case .krc:
             let plain = try krcText(lyrics, notes: &notes)
@@ -54,11 +54,13 @@ public enum LyricsWriter {
         case .yrc:
             text = try yrc(lyrics, notes: &notes)
         case .json:
-            text = JSONModel.value(lyrics).serialized()
+            var bytes: [UInt8] = []
+            JSONModel.write(lyrics) { (chunk: [UInt8]) -> Void in bytes += chunk }
+            return WrittenLyrics(bytes: bytes, notes: notes)
         case .srt:
             text = srt(lyrics)
         }
-        return WrittenLyrics(bytes: Array(text.utf8), notes: notes)
+        return WrittenLyrics(bytes: text, notes: notes)
     }
 
     /// Tags worth writing back: `offset` is already applied and `language` is rebuilt from the model.
@@ -75,7 +77,8 @@ public enum LyricsWriter {
     // MARK: KRC
 
     static func krcText(_ lyrics: Lyrics, notes: inout [Diagnostic]) throws(LyricsError) -> [UInt8] {
-        var out = "\u{FEFF}"
+        var out: [UInt8] = []
+        out += "\u{FEFF}"
         for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\r\n" }
         if let lang = KRCLanguage.encode(lyrics.lines) { out += "[language:\(lang)]\r\n" }
         var synthesized = 0
@@ -92,11 +95,11 @@ public enum LyricsWriter {
             for w in words {
                 let offset = w.startMs - line.startMs
                 guard offset >= 0, w.durationMs >= 0, w.krcField >= 0 else {
-                    throw .cannotWrite(format: .krc, detail: "word `\(w.text)` at \(TimeText.ms(w.startMs)) starts before its line (\(TimeText.ms(line.startMs))) or has a negative duration; KRC offsets are relative to the line and cannot be negative")
+                    throw .cannotWrite(format: .krc, detail: "word `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)) starts before its line (\(TimeText.ms(line.startMs))) or has a negative duration; KRC offsets are relative to the line and cannot be negative")
                 }
                 try checkText(w.text, format: .krc, at: w.startMs)
                 if w.text.contains("<"), KRCParser.nextUnit(Array(w.text.utf8)[...], from: 0) != nil {
-                    throw .cannotWrite(format: .krc, detail: "word text `\(w.text)` contains a `<n,n,n>` unit header, which KRC cannot escape")
+                    throw .cannotWrite(format: .krc, detail: "word text `\(Scan.capped(w.text))` contains a `<n,n,n>` unit header, which KRC cannot escape")
                 }
                 out += "<\(offset),\(w.durationMs),\(w.krcField)>\(w.text)"
             }
@@ -105,7 +108,7 @@ public enum LyricsWriter {
         if synthesized > 0 {
             notes.append(.info("words-synthesized", "\(synthesized) line(s) had no word timing; each was written as one KRC unit spanning the line"))
         }
-        return Array(out.utf8)
+        return out
     }
 
     // MARK: LRC and enhanced LRC
@@ -119,9 +122,9 @@ public enum LyricsWriter {
         return "\(TimeText.pad(v / 60000, 2)):\(TimeText.pad((v / 1000) % 60, 2)).\(TimeText.pad(v % 1000, 3))"
     }
 
-    static func lrc(_ lyrics: Lyrics, words: Bool, options: LyricsWriteOptions, notes: inout [Diagnostic]) -> String {
+    static func lrc(_ lyrics: Lyrics, words: Bool, options: LyricsWriteOptions, notes: inout [Diagnostic]) -> [UInt8] {
         let digits = options.lrcFractionDigits == 2 ? 2 : 3
-        var out = ""
+        var out: [UInt8] = []
         for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
         var droppedWords = 0, truncated = 0, droppedEmpty = 0, translations = 0
         let lines = lyrics.lines
@@ -129,10 +132,11 @@ public enum LyricsWriter {
             let text = line.text.replacingLineBreaks
             if line.translation != nil { translations += 1 }
             var lastWordEnd: Int?
-            if words, !line.words.isEmpty {
+            let lineWords = line.words
+            if words, !lineWords.isEmpty {
                 out += "[\(stamp(line.startMs, digits: digits))]"
-                let ws = line.words.filter { !$0.text.isEmpty }
-                droppedEmpty += line.words.count - ws.count
+                let ws = lineWords.filter { !$0.text.isEmpty }
+                droppedEmpty += lineWords.count - ws.count
                 for (i, w) in ws.enumerated() {
                     out += "<\(stamp(w.startMs, digits: digits))>\(w.text.replacingLineBreaks)"
                     let next = i + 1 < ws.count ? ws[i + 1].startMs : nil
@@ -141,7 +145,7 @@ public enum LyricsWriter {
                 lastWordEnd = ws.last?.endMs
                 out += "\n"
             } else {
-                if !line.words.isEmpty { droppedWords += 1 }
+                if !lineWords.isEmpty { droppedWords += 1 }
                 out += "[\(stamp(line.startMs, digits: digits))]\(text)\n"
             }
             // An empty stamped row ends the line where the next line or the closing word stamp would not.
@@ -169,18 +173,19 @@ public enum LyricsWriter {
 
     // MARK: YRC
 
-    static func yrc(_ lyrics: Lyrics, notes: inout [Diagnostic]) throws(LyricsError) -> String {
-        var out = ""
+    static func yrc(_ lyrics: Lyrics, notes: inout [Diagnostic]) throws(LyricsError) -> [UInt8] {
+        var out: [UInt8] = []
         for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
         for line in lyrics.lines {
             guard line.startMs >= 0, line.durationMs >= 0 else {
                 throw .cannotWrite(format: .yrc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
             }
             out += "[\(line.startMs),\(line.durationMs)]"
-            let ws = line.words.isEmpty ? [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)] : line.words
+            let lineWords = line.words
+            let ws = lineWords.isEmpty ? [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)] : lineWords
             for w in ws {
                 guard w.startMs >= 0, w.durationMs >= 0 else {
-                    throw .cannotWrite(format: .yrc, detail: "word `\(w.text)` at \(TimeText.ms(w.startMs)) has a negative start or duration")
+                    throw .cannotWrite(format: .yrc, detail: "word `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)) has a negative start or duration")
                 }
                 try checkText(w.text, format: .yrc, at: w.startMs)
                 out += "(\(w.startMs),\(w.durationMs),\(w.krcField))\(w.text)"
@@ -195,12 +200,12 @@ public enum LyricsWriter {
 
     // MARK: SRT
 
-    static func srt(_ lyrics: Lyrics) -> String {
+    static func srt(_ lyrics: Lyrics) -> [UInt8] {
         func t(_ ms: Int) -> String {
             let v = max(0, ms)
             return "\(TimeText.pad(v / 3_600_000, 2)):\(TimeText.pad((v / 60000) % 60, 2)):\(TimeText.pad((v / 1000) % 60, 2)),\(TimeText.pad(v % 1000, 3))"
         }
-        var out = ""
+        var out: [UInt8] = []
         for (k, line) in lyrics.lines.enumerated() {
             out += "\(k + 1)\n\(t(line.startMs)) --> \(t(line.endMs))\n\(line.text.replacingLineBreaks.trimmingSpaces)\n"
             if let tr = line.translation { out += tr.replacingLineBreaks + "\n" }
@@ -215,4 +220,10 @@ extension String {
         guard contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return self }
         return split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).joined(separator: " ")
     }
+}
+
+/// Writers build bytes, not a `String` copied into bytes at the end: the output of a large file
+/// would be in memory twice.
+private func += (out: inout [UInt8], s: String) {
+    out.append(contentsOf: s.utf8)
 }

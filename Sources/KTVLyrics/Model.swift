@@ -65,27 +65,81 @@ public struct LyricWord: Sendable, Equatable {
 }
 
 /// One lyric line with absolute times.
-public struct LyricLine: Sendable, Equatable {
-    public var startMs: Int
-    public var durationMs: Int
-    public var text: String
-    public var words: [LyricWord]
-    /// Per-line translation (KRC `[language:]` type 1), nil when absent.
-    public var translation: String?
-    /// 1-based line of the source text this line came from (for findings); nil for generated models.
-    public var sourceLine: Int?
+///
+/// Stored packed in one small byte buffer (see `LinePacking`): a million-line file is a million of
+/// these, and as a struct of strings over an array of word structs a line cost about 300 bytes
+/// more than its text. Every property reads and writes as if it were stored; `words` is decoded
+/// on each read, so loops read it once.
+public struct LyricLine: Sendable, Equatable, CustomReflectable {
+    // Safe to share: a storage object is never changed once made (setters replace it).
+    nonisolated(unsafe) private var packed: LineStorage
 
     public init(startMs: Int, durationMs: Int, text: String, words: [LyricWord] = [],
                 translation: String? = nil, sourceLine: Int? = nil) {
-        self.startMs = startMs
-        self.durationMs = durationMs
-        self.text = text
-        self.words = words
-        self.translation = translation
-        self.sourceLine = sourceLine
+        packed = LinePacking.pack(LinePacking.Fields(startMs: startMs, durationMs: durationMs, text: text, words: words,
+                                                     translation: translation, sourceLine: sourceLine))
     }
 
+    /// A line whose text is its words' texts joined (KRC, YRC and QRC rows): no text to build or compare.
+    init(startMs: Int, durationMs: Int, joining words: [LyricWord], sourceLine: Int?) {
+        packed = LinePacking.pack(LinePacking.Fields(startMs: startMs, durationMs: durationMs, text: "", words: words,
+                                                     translation: nil, sourceLine: sourceLine), textIsJoin: true)
+    }
+
+    /// Every field at once: one decode to read them, one encode to write them back.
+    var fields: LinePacking.Fields {
+        get { packed.read(LinePacking.unpack) }
+        set { packed = LinePacking.pack(newValue) }
+    }
+
+    public var startMs: Int {
+        get { packed.read { LinePacking.layout($0).startMs } }
+        set { fields.startMs = newValue }
+    }
+
+    public var durationMs: Int {
+        get { packed.read { LinePacking.layout($0).durationMs } }
+        set { fields.durationMs = newValue }
+    }
+
+    public var text: String {
+        get { packed.read(LinePacking.text) }
+        set { fields.text = newValue }
+    }
+
+    public var words: [LyricWord] {
+        get { packed.read(LinePacking.words) }
+        set { fields.words = newValue }
+    }
+
+    /// Per-line translation (KRC `[language:]` type 1), nil when absent.
+    public var translation: String? {
+        get { packed.read(LinePacking.translation) }
+        set { fields.translation = newValue }
+    }
+
+    /// 1-based line of the source text this line came from (for findings); nil for generated models.
+    public var sourceLine: Int? {
+        get { packed.read { LinePacking.layout($0).sourceLine } }
+        set { fields.sourceLine = newValue }
+    }
+
+    /// `words.count` without decoding the words.
+    var wordCount: Int { packed.read(LinePacking.wordCount) }
+
+    /// The size of the packed form, for tests.
+    var packedByteCount: Int { packed.read(LinePacking.size) }
+
     public var endMs: Int { startMs + durationMs }
+
+    public static func == (a: LyricLine, b: LyricLine) -> Bool { a.fields == b.fields }
+
+    public var customMirror: Mirror {
+        let f = fields
+        return Mirror(self, children: ["startMs": f.startMs, "durationMs": f.durationMs, "text": f.text, "words": f.words,
+                                       "translation": f.translation as Any, "sourceLine": f.sourceLine as Any],
+                      displayStyle: .struct)
+    }
 }
 
 /// Reference pitch carried by a pitch file (used by scoring).

@@ -43,11 +43,8 @@ enum PitchFileParser {
         return Lyrics(format: .agoraPitchBinary, referencePitch: .contour(intervalMs: interval, hz: values))
     }
 
-    static func parseJSON(_ text: [UInt8]) throws(LyricsError) -> Lyrics {
-        let obj: Any
-        do { obj = try JSONSerialization.jsonObject(with: Data(text)) } catch {
-            throw .malformed(line: JSONModel.errorLine(error, text), detail: "invalid JSON in Agora pitch file")
-        }
+    static func parseJSON(_ text: [UInt8], encoding: TextEncoding = .utf8) throws(LyricsError) -> Lyrics {
+        let obj = try JSONModel.object(text, encoding: encoding, what: "invalid JSON in Agora pitch file")
         guard let root = obj as? [String: Any], let list = root["pitchDatas"] as? [Any] else {
             throw .malformed(line: nil, detail: "Agora pitch JSON needs a `pitchDatas` list of `{pitch, startTime, duration}`")
         }

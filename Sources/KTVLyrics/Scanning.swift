@@ -22,28 +22,34 @@ enum ASCII {
 }
 
 enum Scan {
-    /// Splits text into lines on CRLF, LF or a lone CR.
-    static func lines(_ text: [UInt8]) -> [TextLine] {
-        var result: [TextLine] = []
-        result.reserveCapacity(text.count / 24 + 1)
-        var start = 0
-        var i = 0
-        var number = 1
-        let n = text.count
-        while i < n {
-            let b = text[i]
-            if b == ASCII.lf || b == ASCII.cr {
-                result.append(TextLine(number: number, bytes: text[start..<i]))
+    /// The lines of `text`, split on CRLF, LF or a lone CR. Lazy: a table of a million slices
+    /// would cost more than the text itself.
+    static func lines(_ text: [UInt8]) -> Lines { Lines(text: text) }
+
+    struct Lines: Sequence {
+        let text: [UInt8]
+
+        struct Iterator: IteratorProtocol {
+            let text: [UInt8]
+            var i = 0
+            var number = 1
+
+            mutating func next() -> TextLine? {
+                let n = text.count
+                guard i < n else { return nil }
+                let start = i
+                while i < n, text[i] != ASCII.lf, text[i] != ASCII.cr { i += 1 }
+                let line = TextLine(number: number, bytes: text[start..<i])
                 number += 1
-                if b == ASCII.cr, i + 1 < n, text[i + 1] == ASCII.lf { i += 1 }
-                i += 1
-                start = i
-            } else {
-                i += 1
+                if i < n {
+                    if text[i] == ASCII.cr, i + 1 < n, text[i + 1] == ASCII.lf { i += 1 }
+                    i += 1
+                }
+                return line
             }
         }
-        if start < n { result.append(TextLine(number: number, bytes: text[start..<n])) }
-        return result
+
+        func makeIterator() -> Iterator { Iterator(text: text) }
     }
 
     /// Parses an unsigned decimal integer of at most 12 digits at `i`; returns value and the index after it.
@@ -133,6 +139,18 @@ extension Scan {
         var s = b.startIndex
         while s < b.endIndex, ASCII.isSpace(b[s]) { s += 1 }
         return b[s...]
+    }
+
+    /// `s` cut to `limit` characters, with `…` when something was cut: input quoted in a message
+    /// (a word, a JSON excerpt) can be megabytes long.
+    static func capped(_ s: String, limit: Int = 80) -> String {
+        var end = s.startIndex
+        var n = 0
+        while end < s.endIndex, n < limit {
+            end = s.index(after: end)
+            n += 1
+        }
+        return end == s.endIndex ? s : String(s[..<end]) + "…"
     }
 
     /// A short, printable excerpt of a row for messages (at most 40 characters).

@@ -23,7 +23,8 @@ enum Timeline {
         var firstClipped: Int?
         var lines = lyrics.lines
         for k in lines.indices {
-            var line = lines[k]
+            // One decode and one encode of the packed line.
+            var line = lines[k].fields
             var hit = shiftSpan(&line.startMs, &line.durationMs, by: shift)
             for w in line.words.indices {
                 var word = line.words[w]
@@ -34,7 +35,7 @@ enum Timeline {
                 clipped += 1
                 firstClipped = firstClipped ?? line.sourceLine
             }
-            lines[k] = line
+            lines[k].fields = line
         }
         lyrics.lines = lines
         if clipped > 0 {

@@ -53,8 +53,7 @@ struct YRCParser {
                     words.append(LyricWord(startMs: ws, durationMs: wd, text: Scan.string(b[after..<next]), krcField: flag))
                     i = next
                 }
-                lines.append(LyricLine(startMs: start, durationMs: dur, text: words.map(\.text).joined(),
-                                       words: words, sourceLine: row.number))
+                lines.append(LyricLine(startMs: start, durationMs: dur, joining: words, sourceLine: row.number))
                 continue
             }
             collector.take(b, line: row.number, into: &diags) {
@@ -149,8 +148,7 @@ struct QRCParser {
                     diags.append(.error("unparsable-line", line: number,
                                         "text `\(Scan.preview(b[i...]))` after the last `(startMs,durMs)` timing has no time; QRC writes the timing after each word"))
                 }
-                lines.append(LyricLine(startMs: start, durationMs: dur, text: words.map(\.text).joined(),
-                                       words: words, sourceLine: number))
+                lines.append(LyricLine(startMs: start, durationMs: dur, joining: words, sourceLine: number))
                 continue
             }
             collector.take(b, line: number, into: &diags) {

@@ -30,6 +30,38 @@ func writeStandardOutput(_ bytes: [UInt8]) throws {
     }
 }
 
+/// Like `emit`, for output made in pieces (`produce` calls `put` with each): standard output, a
+/// device or a FIFO gets each piece as it comes; a regular file is written under a temporary name
+/// and put in place at the end (`AtomicOutput`). The whole output is never in memory.
+func emitStreaming(to path: String?, _ produce: (_ put: ([UInt8]) throws -> Void) throws -> Void) throws {
+    guard let path, path != "-" else {
+        try produce { try writeStandardOutput($0) }
+        return
+    }
+    do {
+        let target = try OutputTarget(path)
+        if target.isSpecial {
+            let (fd, owned) = try target.openStraight()
+            defer { if owned { close(fd) } }
+            try produce { try FileIO.writeAll(fd: fd, $0, path: path) }
+            return
+        }
+        let output = try AtomicOutput(target)
+        let fd = open(output.temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw FileIOError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        do { try produce { try FileIO.writeAll(fd: fd, $0, path: path) } } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw FileIOError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        try output.commit()
+    } catch let error as FileIOError {
+        if case .brokenPipe = error { throw ExitCode.success }
+        printError("ktv: \(error)")
+        throw ExitCode(KTVExitCode.ioError)
+    }
+}
+
 /// Reads an input file (`-` = stdin), mapping failures to exit 74 with the path in the message
 /// (65 when it is over `maxBytes`: the input, not the machine, is the problem).
 func readInput(_ path: String, maxBytes: Int = Int.max) throws -> [UInt8] {
@@ -45,14 +77,21 @@ func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
 /// `path: line N: message` / `path: byte offset N: message` for a file that cannot be read as lyrics.
 func describe(_ error: LyricsError, path: String) -> String {
-    "\(displayName(path)): \(error)"
+    "\(displayName(path)): \(lyricsErrorMessage(error))"
+}
+
+/// The error's message, with the option that gets past it when there is one.
+func lyricsErrorMessage(_ error: LyricsError) -> String {
+    if case .tooLarge = error { return "\(error); raise the limit with --max-text-mb N if the file is genuine" }
+    return "\(error)"
 }
 
 /// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot.
 func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyrics {
     let bytes = try readInput(path)
     do {
-        return try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: options)
+        // Handed over, not copied: the reader can then drop a BOM in place.
+        return try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
     } catch {
         printError("ktv: \(describe(error, path: path))")
         throw ExitCode(KTVExitCode.dataError)

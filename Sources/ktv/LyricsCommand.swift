@@ -11,6 +11,20 @@ struct LyricsCommand: ParsableCommand {
     )
 }
 
+/// The ceiling on lyric text, shared by every command that reads lyrics and by `decrypt`.
+struct TextLimitOptions: ParsableArguments {
+    @Option(help: "Refuse lyric text larger than this many MB, 1-4096 (a decrypted KRC counts its plaintext): guards against decompression bombs.")
+    var maxTextMb: Int = 64
+
+    func validate() throws {
+        guard (1...4096).contains(maxTextMb) else {
+            throw ValidationError("--max-text-mb must be 1-4096 (MB), not \(maxTextMb)")
+        }
+    }
+
+    var bytes: Int { maxTextMb * 1_048_576 }
+}
+
 /// Options every command that reads lyrics shares.
 struct ReadOptions: ParsableArguments {
     @Option(name: .customLong("from"), help: "Read as this format instead of detecting it (\(LyricFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
@@ -19,7 +33,11 @@ struct ReadOptions: ParsableArguments {
     @Option(help: "How `[offset:N]` is applied: subtract (effective = stamp − N, the LRC convention) or add.")
     var offsetSign: OffsetSign = .subtract
 
-    var parseOptions: LyricsParseOptions { LyricsParseOptions(offsetSign: offsetSign, format: format) }
+    @OptionGroup var limit: TextLimitOptions
+
+    var parseOptions: LyricsParseOptions {
+        LyricsParseOptions(offsetSign: offsetSign, format: format, maxTextBytes: limit.bytes)
+    }
 }
 
 extension LyricsCommand {
@@ -47,12 +65,13 @@ extension LyricsCommand {
         func run() throws {
             let parsed = try readLyrics(file, options: read.parseOptions)
             try reportParseFindings(parsed, path: file, lenient: lenient)
-            let out: String
-            switch format {
-            case .json: out = JSONModel.value(parsed.lyrics).serialized()
-            case .text: out = ModelText.render(parsed)
+            // Streamed: the model's JSON is several times the size of the file.
+            try emitStreaming(to: output) { put in
+                switch format {
+                case .json: try JSONModel.write(parsed.lyrics, to: put)
+                case .text: try ModelText.write(parsed, to: put)
+                }
             }
-            try emit(Array(out.utf8), to: output)
         }
     }
 
@@ -63,13 +82,15 @@ extension LyricsCommand {
         @Argument(help: "The encrypted KRC file (`-` for standard input).")
         var file: String
 
+        @OptionGroup var limit: TextLimitOptions
+
         @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
         var output: String?
 
         func run() throws {
             let bytes = try readInput(file)
             let plain: [UInt8]
-            do { plain = try KRCContainer.decrypt(bytes) } catch {
+            do { plain = try KRCContainer.decrypt(bytes, maxTextBytes: limit.bytes) } catch {
                 printError("ktv: \(describe(error, path: file))")
                 throw ExitCode(KTVExitCode.dataError)
             }
@@ -140,7 +161,9 @@ func reportParseFindings(_ parsed: ParsedLyrics, path: String, lenient: Bool) th
 
 /// The `--format text` view of a model.
 enum ModelText {
-    static func render(_ parsed: ParsedLyrics) -> String {
+    /// The view in pieces of about `chunkBytes`, a line at a time.
+    static func write<E: Error>(_ parsed: ParsedLyrics, chunkBytes: Int = 1 << 20,
+                                to sink: ([UInt8]) throws(E) -> Void) throws(E) {
         let l = parsed.lyrics
         var out = "format: \(l.format.rawValue)"
         if let e = parsed.encoding { out += " (\(e.rawValue))" }
@@ -151,8 +174,9 @@ enum ModelText {
         if let o = l.offsetMs { out += "offset: \(o) ms as written; applied shift \(l.appliedShiftMs) ms\n" }
         let words = l.lines.reduce(0) { $0 + $1.words.count }
         out += "lines: \(l.lines.count), words: \(words)\n"
-        for (k, line) in l.lines.enumerated() {
-            out += "\(k + 1)\t\(stamp(line.startMs)) +\(line.durationMs)\t\(line.text)\n"
+        for (k, packed) in l.lines.enumerated() {
+            let line = (text: packed.text, words: packed.words)
+            out += "\(k + 1)\t\(stamp(packed.startMs)) +\(packed.durationMs)\t\(line.text)\n"
             if !line.words.isEmpty {
                 out += "\t" + line.words.map { w in
                     var s = "\(w.text)@\(w.startMs)+\(w.durationMs)"
@@ -160,7 +184,11 @@ enum ModelText {
                     return s
                 }.joined(separator: " ") + "\n"
             }
-            if let t = line.translation { out += "\t= \(t)\n" }
+            if let t = packed.translation { out += "\t= \(t)\n" }
+            if out.utf8.count >= chunkBytes {
+                try sink(Array(out.utf8))
+                out = ""
+            }
         }
         switch l.referencePitch {
         case let .notes(scale, notes)?:
@@ -169,7 +197,7 @@ enum ModelText {
             out += "reference pitch: \(hz.count) frames every \(interval) ms, \(hz.compactMap { $0 }.count) voiced\n"
         case nil: break
         }
-        return out
+        try sink(Array(out.utf8))
     }
 
     static func stamp(_ ms: Int) -> String {

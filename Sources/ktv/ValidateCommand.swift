@@ -167,10 +167,10 @@ enum LyricFiles {
             return (findings, nil)
         }
         do {
-            let parsed = try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: options)
+            let parsed = try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
             return (FileFindings(path: path, diagnostics: LyricsValidator.validate(parsed)), parsed)
         } catch {
-            var d = Diagnostic(rule: "unreadable", severity: .error, line: error.line, message: "\(error)")
+            var d = Diagnostic(rule: "unreadable", severity: .error, line: error.line, message: lyricsErrorMessage(error))
             if case let .undecodable(offset, detail) = error { d.byteOffset = offset; d.message = detail }
             if case let .badContainer(offset?, detail) = error { d.byteOffset = offset; d.message = detail }
             if case let .malformed(_, detail) = error { d.message = detail }

@@ -1,0 +1,93 @@
+import Foundation
+import KTVAudio
+import KTVCore
+import KTVLyrics
+
+/// `ktv lyrics validate --audio`: where the voice sings against where the lyric words are.
+///
+/// A dual-mono track is split first and its vocal estimate tracked as it is made (no file is
+/// written); any other audio is tracked as a vocal stem. The voicing track is then aligned with the
+/// words' spans (`VoicingAlignment`): the best global shift, and the lines still mostly unvoiced there.
+public enum LyricTimingCheck {
+    /// The outcome: findings to add to the lyric file's, the JSON block for the report, and any input
+    /// that stopped decoding early.
+    public struct Result: Sendable {
+        public var findings: FileFindings
+        public var truncations: [AudioTruncation]
+    }
+
+    /// How the lyric times compare with the voice in `audio`.
+    /// - Parameters:
+    ///   - layout: the dual-mono layout (`auto` decides from the signals).
+    ///   - alignment: the shift search (`searchMs`) and the mostly-unvoiced threshold.
+    ///   - offsetSign: the `[offset:]` convention in force, to word the suggested tag.
+    public static func check(_ findings: FileFindings, parsed: ParsedLyrics, audio: String, layout: SplitLayout,
+                             alignment: AlignmentConfiguration, offsetSign: OffsetSign) throws -> Result {
+        let alignment = try alignment.validated()
+        var result = findings
+        let tracker = try PitchTracker(configuration: PitchConfiguration())
+        let info = try AudioReader(path: audio).info
+        var note = "treated as a vocal stem"
+        var track: PitchTrack?
+        var truncations: [AudioTruncation] = []
+        if info.channels >= 2 {
+            var config = SplitConfiguration()
+            config.layout = layout
+            let session = try tracker.session(sampleRateHz: info.sampleRate)
+            var outputs = SplitOutputs()
+            outputs.vocalBlocks = { try session.feed($0) }
+            let split = try DualMonoSplitter.split(path: audio, configuration: config, outputs: outputs)
+            if let t = split.truncation { truncations.append(t) }
+            if split.analysis.dualMono {
+                track = try session.finish()
+                note = "dual-mono track split first (original = channel \((split.analysis.originalChannel ?? 0) + 1))"
+            } else {
+                note = "not a dual-mono track (\(split.analysis.reason)); its mix was treated as a vocal stem"
+            }
+        }
+        if track == nil {
+            let t = try tracker.track(path: audio, channel: .mix)
+            if truncations.isEmpty { truncations += t.truncations }
+            track = t
+        }
+        guard let track else { throw PitchError.noAudio("\(audio): no audio to check against") }
+        var spans: [SungSpan] = []
+        for (i, line) in parsed.lyrics.lines.enumerated() {
+            if line.words.isEmpty {
+                spans.append(SungSpan(startMs: line.startMs, endMs: line.endMs, group: i))
+            } else {
+                for w in line.words where !isBlank(w.text) { spans.append(SungSpan(startMs: w.startMs, endMs: w.endMs, group: i)) }
+            }
+        }
+        let a = try VoicingAlignment.align(spans: spans, voiced: track.frames.map { $0.f0Hz != nil }, hopMs: track.hopS * 1000,
+                                           configuration: alignment)
+        let shift = Int(a.bestShiftMs.rounded())
+        // The tag that moves every time by `shift` under the reading convention in force.
+        let tag = offsetSign == .subtract ? -shift : shift
+        result.diagnostics.append(.info("audio-alignment",
+            "against \(audio) (\(note)): best shift \(shift) ms (add to every lyric time); \(pct(a.voicedShareAtBest)) of word time voiced there, \(pct(a.voicedShareAtZero)) as written"))
+        if abs(shift) > 200 {
+            result.diagnostics.append(.warning("lyrics-offset",
+                "the lyrics are \(abs(shift)) ms \(shift < 0 ? "late" : "early") against the audio; move every time by \(shift) ms, or add `[offset:\(tag > 0 ? "+" : "")\(tag)]` (read with the offset sign `\(offsetSign.rawValue)`)"))
+        }
+        for g in a.mostlyUnvoicedGroups {
+            let line = parsed.lyrics.lines[g]
+            result.diagnostics.append(.warning("unvoiced-line", line: line.sourceLine,
+                "only \(pct(a.groupShares[g] ?? 0)) of this line's word time is sung (after the best shift of \(shift) ms): `\(line.text.trimmingCharacters(in: .whitespaces))` may be mistimed"))
+        }
+        result.diagnostics.sort { ($0.line ?? 0) < ($1.line ?? 0) }
+        result.extra = [("audio", .object([
+            ("track", .string(audio)),
+            ("best_shift_ms", .int(shift)),
+            ("voiced_share", .double((a.voicedShareAtBest * 1000).rounded() / 1000)),
+            ("voiced_share_at_zero", .double((a.voicedShareAtZero * 1000).rounded() / 1000)),
+            ("equivalent_offset_tag", abs(shift) > 200 ? .string("[offset:\(tag > 0 ? "+" : "")\(tag)]") : .null),
+            ("mostly_unvoiced_lines", .array(a.mostlyUnvoicedGroups.map { .int(parsed.lyrics.lines[$0].sourceLine ?? $0 + 1) })),
+        ]))]
+        return Result(findings: result, truncations: truncations)
+    }
+
+    static func pct(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
+
+    static func isBlank(_ s: String) -> Bool { s.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\u{3000}" } }
+}
