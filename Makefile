@@ -7,7 +7,7 @@ DEMO_OUT := .build/demo
 # test input), sox (the split benchmark's peer).
 APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev pkg-config python3 lame sox
 
-.PHONY: setup build release test demo bench clean
+.PHONY: setup build release test demo bench fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -72,5 +72,15 @@ bench:
 	-@[ -x .venv-bench/bin/python ] || (python3 -m venv .venv-bench && .venv-bench/bin/pip install -q numpy soundfile librosa aubio)
 	.build/release/ktv-bench pitch --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE) --python .venv-bench/bin/python
 
+## fuzz: coverage-guided fuzzing (libFuzzer + AddressSanitizer) of every reader, FUZZ_SECONDS (60) per
+## harness; a separate package (Fuzz/) built into .build-fuzz/. Exit 1 if any harness crashed.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/fuzz.sh
+
+## fuzz-smoke: every harness builds and runs its seeds, then a few seconds of fuzzing (CI)
+fuzz-smoke:
+	FUZZ_SECONDS=3 SWIFT=$(SWIFT) Fuzz/fuzz.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

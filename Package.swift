@@ -49,5 +49,8 @@ let package = Package(
         .testTarget(name: "KTVAudioTests", dependencies: ["KTVAudio", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync"]),
         .testTarget(name: "KTVSyncTests", dependencies: ["KTVSync", "KTVLyrics", "KTVCore"]),
+        // The inputs the fuzzers saved (fixtures/fuzz/) through the harnesses' own code, which
+        // FuzzTargets/ links to (Fuzz/Sources/FuzzTargets, the fuzz package beside this one).
+        .testTarget(name: "KTVFuzzRegressionTests", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync"]),
     ]
 )

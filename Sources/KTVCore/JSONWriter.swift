@@ -82,6 +82,9 @@ public indirect enum JSONValue: Sendable, Equatable {
             case "\t": out += "\\t"
             case "\u{08}": out += "\\b"
             case "\u{0C}": out += "\\f"
+            // Foundation's JSONSerialization on Linux drops a raw U+FEFF that starts a string (taken
+            // for a byte-order mark), so ktv's own JSON did not read back; escaped, it survives.
+            case "\u{FEFF}": out += "\\ufeff"
             default:
                 if u.value < 0x20 {
                     let h = String(u.value, radix: 16)

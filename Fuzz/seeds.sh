@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Seed corpora for the fuzz harnesses, generated into OUT (an ignored build folder; never committed):
+# OUT/<harness>/ from fixtures/ (and fixtures/fuzz/, the saved crash inputs), from ../shared when it is
+# there, and from files made here (short simulated rooms, tiny audio files made with sox and lame).
+# Usage: Fuzz/seeds.sh OUT [KTV]   (KTV: a ktv binary for `replay simulate`; skipped when missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=$1
+KTV=${2:-.build/release/ktv}
+SHARED=../shared
+LIMIT=262144   # seeds larger than this are left out (the harnesses run with -max_len=65536 or so)
+TEXT_LIMIT=8192  # text seeds are cut to this (at a line end): a debug ASAN build parses ~10 kB/ms
+rm -rf "$OUT"
+mkdir -p "$OUT"/{lyrics,roundtrip,replay,pitchtrack,audio}
+
+# add HARNESS FILE...: copy under a content-hash name (duplicates collapse), skipping large files
+add() {
+    local h=$1; shift
+    local f
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        [ "$(stat -c %s "$f")" -le "$LIMIT" ] || continue
+        local tmp
+        tmp=$(mktemp)
+        if [ "$(stat -c %s "$f")" -gt "$TEXT_LIMIT" ] && [ "$h" != audio ] && [ "$(head -c 4 "$f" | tr -d '\000')" != krc1 ] &&
+            tr -d '\000' < "$f" | cmp -s - "$f"; then
+            # text: its first TEXT_LIMIT bytes, up to the last line end
+            head -c "$TEXT_LIMIT" "$f" | sed '$d' > "$tmp"
+        else
+            cp "$f" "$tmp"
+        fi
+        mv "$tmp" "$OUT/$h/$(sha1sum "$tmp" | cut -c1-16)"
+    done
+}
+# add_text HARNESS: standard input as a seed
+add_text() {
+    local tmp
+    tmp=$(mktemp)
+    cat > "$tmp"
+    add "$1" "$tmp"
+    rm -f "$tmp"
+}
+
+# --- lyrics and roundtrip: every lyric and pitch-reference file
+lyric_files() {
+    find fixtures/lyrics fixtures/audio -type f ! -name '*.md' \( -name '*.krc' -o -name '*.lrc' -o -name '*.yrc' \
+        -o -name '*.qrc' -o -name '*.xml' -o -name '*.pitch' -o -name '*.bin' -o -name '*.txt' \)
+    if [ -d "$SHARED" ]; then
+        find "$SHARED/lyrics" "$SHARED/agora" -type f ! -name '*.md' ! -name 'golden-scores.json' 2>/dev/null
+        find "$SHARED/scenes" -type f \( -name '*.krc' -o -name '*.lrc' -o -name 'reference.*' \) 2>/dev/null
+    fi
+}
+while IFS= read -r f; do add lyrics "$f"; add roundtrip "$f"; done < <(lyric_files)
+# The JSON model as ktv writes it
+add_text lyrics <<'EOF'
+{"format":"krc","tags":{"ti":"t","offset":"0"},"offset_ms":0,"applied_shift_ms":0,"lines":[{"start_ms":1000,"duration_ms":900,"text":"ab","translation":"x","words":[{"start_ms":1000,"duration_ms":400,"text":"a","romanization":"r","krc_field":1},{"start_ms":1400,"duration_ms":500,"text":"b","pitch_hz":220.5}]}]}
+EOF
+cp "$OUT"/lyrics/* "$OUT/roundtrip/" 2>/dev/null || true
+add lyrics fixtures/fuzz/lyrics/*
+add roundtrip fixtures/fuzz/roundtrip/*
+
+# --- replay: progress logs in pieces (a whole room is far above -max_len), and scenario files
+split_log() {   # split_log FILE: its first 120 lines and four 120-line pieces from the rest
+    local f=$1 n
+    n=$(wc -l < "$f")
+    head -n 120 "$f" | add_text replay
+    for k in 1 2 3 4; do
+        sed -n "$((n * k / 5 + 1)),$((n * k / 5 + 120))p" "$f" | add_text replay
+    done
+}
+split_log fixtures/replay/demo.jsonl
+if [ -x "$KTV" ]; then
+    tmp=$(mktemp -d)
+    for base in zego agora tencent zego-faults agora-faults tencent-faults; do
+        printf '{"base": "%s", "room_ms": 12000}\n' "$base" > "$tmp/$base.json"
+        add replay "$tmp/$base.json"
+        if "$KTV" replay simulate --scenario "$tmp/$base.json" -o "$tmp/$base.jsonl" 2>/dev/null; then
+            split_log "$tmp/$base.jsonl"
+        fi
+    done
+    rm -rf "$tmp"
+fi
+add_text replay <<'EOF'
+{"base": "zego", "name": "my-room", "seed": 7, "room_ms": 90000, "threshold_ms": 40,
+ "two_sided": false, "ntp1900": false, "announce_ms": 1000, "start_delay_ms": 2000,
+ "song_ms": 240000, "start_ntp_ms": 1700000000000,
+ "pauses": [{"at_ms": 30000, "duration_ms": 3000}],
+ "devices": [
+   {"name": "lead", "role": "lead"},
+   {"name": "B", "role": "chorus", "clock_error_ms": 4.5, "rate": 0.9996, "callback_ms": 60,
+    "callback_jitter_ms": 4, "net_delay_ms": 40, "net_jitter_ms": 15, "playout_delay_ms": 0,
+    "join_ms": 0, "start_latency_ms": 8,
+    "headphone_lags": [{"at_ms": 40000, "lag_ms": 120}],
+    "callback_stalls": [{"at_ms": 50000, "duration_ms": 400}]},
+   {"name": "aud1", "role": "audience", "net_delay_ms": 600, "net_jitter_ms": 150}],
+ "faults": [{"kind": "missed_seek", "device": "B", "at_ms": 40000},
+            {"kind": "lost_messages", "device": "B", "at_ms": 60000, "duration_ms": 3000}]}
+EOF
+add replay fixtures/fuzz/replay/*
+
+# --- pitchtrack: tracks, and pairs of tracks one after the other (the harness splits its input in two)
+tracks=(fixtures/audio/demo-dualmono.f0.csv)
+if [ -d "$SHARED" ]; then
+    while IFS= read -r f; do tracks+=("$f"); done < <(find "$SHARED/pitch" "$SHARED/scenes" -type f \
+        \( -name '*.csv' -o -name '*.txt' -o -name '*.pv' \) 2>/dev/null | sort | head -n 40)
+fi
+for f in "${tracks[@]}"; do
+    head -n 150 "$f" | add_text pitchtrack
+done
+for ((k = 0; k + 1 < ${#tracks[@]}; k += 2)); do
+    { head -n 80 "${tracks[k]}"; head -n 80 "${tracks[k + 1]}"; } | add_text pitchtrack
+done
+add_text pitchtrack <<'EOF'
+{"tool":"ktv pitch","hop_s":0.01,"frames":[{"time_s":0.0,"f0_hz":null,"confidence":0.1},{"time_s":0.01,"f0_hz":220.5,"confidence":0.9},{"time_s":0.02,"f0_hz":221,"confidence":0.8}]}
+EOF
+printf '# time f0\n0.00 0\n0.01 -220\n0.02\t220\n0.03 440.5\n0.00,0\n0.01,110\n0.02,0\n' | add_text pitchtrack
+printf 'time_s,f0_hz,confidence\r\n0.00,0.000,0.1\r\n0.01,220.000,0.9\r\n' | add_text pitchtrack
+add pitchtrack fixtures/fuzz/pitchtrack/*
+
+# --- audio: tiny files in every container the reader meets (all under 0.5 s)
+if command -v sox >/dev/null; then
+    tmp=$(mktemp -d)
+    # two channels, one of them a copy of the other plus a tone: what `ktv split` looks for
+    sox -n -r 8000 -c 1 -b 16 "$tmp/acc.wav" synth 0.25 pinknoise vol 0.3 2>/dev/null
+    sox -n -r 8000 -c 1 -b 16 "$tmp/voc.wav" synth 0.25 sine 220 vol 0.3 2>/dev/null
+    sox -M "$tmp/voc.wav" "$tmp/acc.wav" "$tmp/dual.wav" remix 1,2 2 2>/dev/null || true
+    add audio "$tmp/dual.wav"
+    sox -n -r 8000 -c 1 -b 16 "$tmp/a.wav" synth 0.2 sine 330 2>/dev/null && add audio "$tmp/a.wav"
+    sox -n -r 16000 -c 2 -e floating-point -b 32 "$tmp/f.wav" synth 0.1 sine 440 sine 445 2>/dev/null && add audio "$tmp/f.wav"
+    sox -n -r 44100 -c 2 -b 24 "$tmp/s.flac" synth 0.1 sine 200 pinknoise 2>/dev/null && add audio "$tmp/s.flac"
+    sox -n -r 8000 -c 1 "$tmp/m.flac" synth 0.3 sine 300 2>/dev/null && add audio "$tmp/m.flac"
+    sox -n -r 22050 -c 2 "$tmp/v.ogg" synth 0.3 sine 250 pinknoise 2>/dev/null && add audio "$tmp/v.ogg"
+    sox -n -r 8000 -c 1 -b 16 "$tmp/x.aiff" synth 0.1 sine 500 2>/dev/null && add audio "$tmp/x.aiff"
+    sox -n -r 8000 -c 1 -b 8 -e u-law "$tmp/u.wav" synth 0.1 sine 600 2>/dev/null && add audio "$tmp/u.wav"
+    if command -v lame >/dev/null; then
+        sox -n -r 22050 -c 2 -b 16 "$tmp/l.wav" synth 0.4 sine 220 sine 221 2>/dev/null &&
+            lame --quiet -b 32 "$tmp/l.wav" "$tmp/l.mp3" 2>/dev/null && add audio "$tmp/l.mp3"
+    fi
+    rm -rf "$tmp"
+fi
+add audio fixtures/fuzz/audio/*
+
+for h in lyrics roundtrip replay pitchtrack audio; do
+    printf '%s %s' "$h" "$(ls "$OUT/$h" | wc -l)"
+    [ "$h" = audio ] && echo || printf ', '
+done | sed 's/^/seeds: /; s/, $//'
