@@ -69,7 +69,7 @@ public enum Replay {
             }
         }
         for k in pairs.indices {
-            pairs[k].drift = Stats.drift(pairs[k].samples.map(\.driftMs), thresholdMs: Double(pairs[k].thresholdMs))
+            pairs[k].drift = DriftStats(values: pairs[k].samples.map(\.driftMs), thresholdMs: Double(pairs[k].thresholdMs))
         }
 
         // Decisions, with the drift right after each logged seek.

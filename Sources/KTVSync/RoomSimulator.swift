@@ -625,7 +625,7 @@ struct Simulation {
                 values.append(sample.pos - lp)
                 if let la = leadPosition(tau: Double(sample.tau)) { audible.append(sample.pos - la) }
             }
-            guard let st = Stats.drift(values, thresholdMs: Double(threshold)) else { continue }
+            guard let st = DriftStats(values: values, thresholdMs: Double(threshold)) else { continue }
             let audibleMedian = Stats.median(audible.sorted())
             let f = Self.fields { w in
                 w.raw("\"type\":\"drift\",\"lead\":"); w.raw(devices[leadIndex].name)
