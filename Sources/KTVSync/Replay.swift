@@ -30,16 +30,9 @@ public enum Replay {
             let best = SyncProtocol.allCases.compactMap { p in counts[p].map { (p, $0) } }.max { $0.1 < $1.1 }
             return best.flatMap { RuleSet(protocol: $0.0) }
         }
-        let fallback: RuleSet = {
-            switch c.rules {
-            case .zego: return .zego
-            case .agora: return .agora
-            case .tencent: return .tencent
-            case .auto: return majority(protocolCounts) ?? .zego
-            }
-        }()
+        let fallback = c.rules.forced ?? majority(protocolCounts) ?? .zego
         func rulesFor(device d: Int) -> RuleSet {
-            c.rules == .auto ? (majority(perDeviceProtocols[d]) ?? fallback) : fallback
+            c.rules.forced ?? majority(perDeviceProtocols[d]) ?? fallback
         }
 
         let timelines = devices.map { PositionTimeline($0.hasNTP ? $0.events : [], maxExtrapolationMs: c.maxExtrapolationMs) }
@@ -61,7 +54,7 @@ public enum Replay {
                     idx = pairs.count
                     pairIndex[key] = idx
                     pairs.append(PairReport(lead: devices[lead].name, follower: dev.name, rules: rs, thresholdMs: c.threshold(for: rs),
-                                            twoSided: rs == .zego ? c.twoSided : true, drift: nil, samples: []))
+                                            twoSided: rs.rules.twoSided(requested: c.twoSided), drift: nil, samples: []))
                 }
                 let s = DriftSample(ntpMs: e.ntpMs, followerPositionMs: p, leadPositionMs: lp)
                 pairs[idx].samples.append(s)
