@@ -1,3 +1,5 @@
+import KTVCore
+
 /// Errors of the sync module. Each message names where the problem is and how to fix it.
 public enum SyncError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A log line that is not a valid event: the file, the 1-based line, the field (nil when the
@@ -7,8 +9,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible, Sendable {
     case cannotRead(path: String, reason: String)
     /// A scenario (built-in name or JSON file) that cannot be used.
     case badScenario(detail: String)
-    /// A configuration value out of range (the CLI validates first; library callers may not).
-    case invalidConfiguration(detail: String)
+    /// A configuration value outside its declared range (`ReplayConfiguration.Spec`).
+    case invalidParameter(ParameterError)
 
     public var description: String {
         switch self {
@@ -19,8 +21,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(path): cannot read: \(reason)"
         case let .badScenario(detail):
             return "scenario: \(detail)"
-        case let .invalidConfiguration(detail):
-            return detail
+        case let .invalidParameter(error):
+            return error.description
         }
     }
 
@@ -28,7 +30,7 @@ public enum SyncError: Error, Equatable, CustomStringConvertible, Sendable {
     public var isDataError: Bool {
         switch self {
         case .malformedLog, .badScenario: return true
-        case .cannotRead, .invalidConfiguration: return false
+        case .cannotRead, .invalidParameter: return false
         }
     }
 }

@@ -6,14 +6,12 @@ import KTVSync
 
 extension ReplayConfiguration.Rules: ExpressibleByArgument {}
 
-/// Exit code for a sync error: bad log or scenario data 65, unreadable files 74, bad options 64.
-func syncFailure(_ error: SyncError) -> ExitCode {
+/// Exit code for a sync error: bad log or scenario data 65, unreadable files 74; a setting out of
+/// range is a usage error naming the flag (64).
+func syncFailure(_ error: SyncError) -> Error {
+    if case let .invalidParameter(p) = error { return usageError(p) }
     printError("ktv: \(error)")
-    switch error {
-    case .malformedLog, .badScenario: return ExitCode(KTVExitCode.dataError)
-    case .cannotRead: return ExitCode(KTVExitCode.ioError)
-    case .invalidConfiguration: return ExitCode(KTVExitCode.usage)
-    }
+    return ExitCode(error.isDataError ? KTVExitCode.dataError : KTVExitCode.ioError)
 }
 
 struct ReplayCommand: ParsableCommand {
@@ -34,6 +32,8 @@ extension ReplayCommand {
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
     struct Analyze: ParsableCommand {
+        typealias Spec = ReplayConfiguration.Spec
+
         static let configuration = CommandConfiguration(
             commandName: "analyze",
             abstract: "Replay progress logs (the default: `ktv replay LOG...`).",
@@ -52,17 +52,17 @@ extension ReplayCommand {
         @Option(help: "Rule set: auto, zego, agora or tencent.")
         var rules: ReplayConfiguration.Rules = .auto
 
-        @Option(help: "Seek threshold in ms (default: zego 30, agora 50, tencent 50).")
+        @Option(help: ArgumentHelp(Spec.thresholdMs.help))
         var thresholdMs: Int?
 
         @Flag(help: "ZEGO: also correct a follower that runs ahead (the vendor sample corrects only a late one).")
         var twoSided = false
 
-        @Option(help: "A logged seek belongs to the latest decision at most this many ms before it.")
-        var windowMs = 200
+        @Option(help: ArgumentHelp(Spec.windowMs.help))
+        var windowMs = Spec.windowMs.defaultValue
 
-        @Option(help: "A seek further than this many ms from the rule's target is wrong_target.")
-        var toleranceMs = 20
+        @Option(help: ArgumentHelp(Spec.toleranceMs.help))
+        var toleranceMs = Spec.toleranceMs.defaultValue
 
         @Option(help: "Lyric file: measure how often the audience is shown the wrong line and word.")
         var lyrics: String?
@@ -76,20 +76,24 @@ extension ReplayCommand {
         @Option(name: .shortAndLong, help: "Write the report to this file (atomically) instead of standard output.")
         var output: String?
 
+        /// The settings, checked against their declarations (ranges are checked there only).
+        func configuration() throws -> ReplayConfiguration {
+            var c = ReplayConfiguration()
+            c.rules = rules
+            c.thresholdMs = thresholdMs
+            c.twoSided = twoSided
+            c.windowMs = windowMs
+            c.toleranceMs = toleranceMs
+            do { return try c.validated() } catch { throw syncFailure(error) }
+        }
+
         func validate() throws {
             guard !logs.isEmpty else { throw ValidationError("give at least one progress log (or `-` for standard input)") }
-            if let t = thresholdMs, !(1...10_000).contains(t) { throw ValidationError("--threshold-ms must be 1-10000, not \(t)") }
-            guard (1...60_000).contains(windowMs) else { throw ValidationError("--window-ms must be 1-60000, not \(windowMs)") }
-            guard (0...10_000).contains(toleranceMs) else { throw ValidationError("--tolerance-ms must be 0-10000, not \(toleranceMs)") }
+            _ = try configuration()
         }
 
         func run() throws {
-            var config = ReplayConfiguration()
-            config.rules = rules
-            config.thresholdMs = thresholdMs
-            config.twoSided = twoSided
-            config.windowMs = windowMs
-            config.toleranceMs = toleranceMs
+            var config = try configuration()
             if let lyrics {
                 let parsed = try readLyrics(lyrics, options: LyricsParseOptions())
                 guard !parsed.lyrics.lines.isEmpty else {

@@ -2,8 +2,8 @@ import Testing
 import KTVCore
 @testable import KTVSync
 
-/// The vendor types: one codec serves the simulator (encode) and the reader (decode), and the choice
-/// of vendor is made in one place.
+/// The vendor types: one codec serves the simulator (encode) and the reader (decode), the choice of
+/// vendor is made in one place, and the configuration's ranges are declared once.
 @Suite struct VendorTests {
     /// A recv line carrying `json` as its payload, read back.
     func read(_ p: SyncProtocol, _ json: [UInt8]) throws -> SyncMessage? {
@@ -82,5 +82,23 @@ import KTVCore
         #expect(TencentRules().decide(.start(startNtpMs: 15_000, durationMs: nil), state: stopped, nowNtpMs: 20_500, thresholdMs: 50, twoSided: false) == nil)
         #expect(TencentRules().decide(.start(startNtpMs: 25_000, durationMs: nil), state: stopped, nowNtpMs: 20_500, thresholdMs: 50, twoSided: false)
             == RuleDecision(rule: "tencent.start", action: .start(startNtpMs: 25_000)))
+    }
+
+    @Test func configurationRangesNameTheParameterNotAFlag() throws {
+        #expect(throws: Never.self) { try ReplayConfiguration().validated() }
+        var c = ReplayConfiguration()
+        c.windowMs = 0
+        #expect(throws: SyncError.invalidParameter(ParameterError(name: "windowMs", value: "0", allowed: "1…60000 ms"))) { try c.validated() }
+        c = ReplayConfiguration()
+        c.thresholdMs = 10_001
+        #expect(throws: SyncError.invalidParameter(ParameterError(name: "thresholdMs", value: "10001", allowed: "1…10000 ms"))) { try c.validated() }
+        c = ReplayConfiguration()
+        c.stormMinSeeks = 1
+        do { _ = try c.validated(); Issue.record("no error") } catch {
+            #expect("\(error)" == "stormMinSeeks = 1 is out of range; allowed: 2…1000000 seeks")
+        }
+        #expect(ReplayConfiguration.Spec.all.map(\.name) == ["thresholdMs", "windowMs", "toleranceMs", "maxExtrapolationMs", "stallFactor",
+                                                            "stormGapMs", "stormMinSeeks", "displayStalenessMs", "displayGridMs"])
+        #expect(ReplayConfiguration.Spec.thresholdMs.info.defaultValue == "the rule set's (zego 30, agora 50, tencent 50)")
     }
 }
