@@ -4,10 +4,29 @@ import KTVLyrics
 /// `ktv replay`: reads progress logs, recomputes what every device should have done, and reports
 /// where the sync math or its execution went wrong. Pure: returns a report, prints nothing.
 public enum Replay {
-    public static func run(paths: [String], configuration: ReplayConfiguration) throws(SyncError) -> ReplayReport {
-        try configuration.validate()
+    /// `ktv replay`: checks the configuration, reads the lyric file (when given, for the audience
+    /// measures; it replaces `configuration.lyrics`) and the logs (`-` is standard input), and analyzes.
+    public static func run(paths: [String], lyricsPath: String? = nil, configuration: ReplayConfiguration) throws(SyncError) -> ReplayReport {
+        var c = try configuration.validated()
+        if let lyricsPath { c.lyrics = try audienceLyrics(path: lyricsPath) }
         let log = try LogReader.read(paths: paths)
-        return analyze(log, configuration: configuration)
+        return analyze(log, configuration: c)
+    }
+
+    /// A lyric file with at least one timed line to compare the audience's display with.
+    public static func audienceLyrics(path: String) throws(SyncError) -> Lyrics {
+        let name = path == "-" ? "<stdin>" : path
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path) } catch {
+            if case .tooLarge = error { throw .badLyrics(path: path, detail: error.reason) }
+            throw .cannotRead(path: path, reason: error.reason)
+        }
+        let parsed: ParsedLyrics
+        do { parsed = try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: LyricsParseOptions()) } catch {
+            throw .badLyrics(path: name, detail: "\(error)")
+        }
+        guard !parsed.lyrics.lines.isEmpty else { throw .badLyrics(path: name, detail: "the lyric file has no timed lines to compare the audience with") }
+        return parsed.lyrics
     }
 
     public static func analyze(_ log: ReplayLog, configuration c: ReplayConfiguration) -> ReplayReport {

@@ -1,9 +1,11 @@
 import KTVCore
 
-/// The result of a simulation: the log (JSON Lines, `truth` events included) and its line count.
+/// The result of a simulation: the log (JSON Lines, `truth` events included), its line count and
+/// the scenario that ran (with the seed used).
 public struct SimulatedRoom: Sendable {
     public var log: [UInt8]
     public var events: Int
+    public var scenario: Scenario
 }
 
 /// Simulates a karaoke room millisecond by millisecond and writes what every device would log.
@@ -19,7 +21,15 @@ public enum RoomSimulator {
         try scenario.check()
         var sim = Simulation(scenario)
         sim.run()
-        return SimulatedRoom(log: sim.w.bytes, events: sim.w.lines)
+        return SimulatedRoom(log: sim.w.bytes, events: sim.w.lines, scenario: scenario)
+    }
+
+    /// `ktv replay simulate`: the built-in scenario of that name or the scenario file at that path,
+    /// with `seed` in place of the scenario's when given.
+    public static func run(scenario nameOrPath: String, seed: UInt64? = nil) throws(SyncError) -> SimulatedRoom {
+        var s = try Scenario.load(nameOrPath)
+        if let seed { s.seed = seed }
+        return try run(s)
     }
 }
 

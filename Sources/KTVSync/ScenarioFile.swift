@@ -1,6 +1,23 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import KTVCore
 
 extension Scenario {
+    /// A built-in scenario by name, else the scenario file at that path (`ktv replay simulate --scenario`).
+    public static func load(_ nameOrPath: String) throws(SyncError) -> Scenario {
+        if let builtIn = builtIn(nameOrPath) { return builtIn }
+        var st = stat()
+        guard stat(nameOrPath, &st) == 0 else { throw .unknownScenario(nameOrPath) }
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(nameOrPath) } catch {
+            throw .cannotRead(path: nameOrPath, reason: error.reason)
+        }
+        return try parse(bytes, fileName: nameOrPath)
+    }
+
     /// Reads a scenario file: a JSON object with the fields of a built-in (snake_case), optionally
     /// on top of one (`"base": "zego"`). See docs/progress-log.md, "The simulator and truth events".
     public static func parse(_ bytes: [UInt8], fileName: String) throws(SyncError) -> Scenario {
