@@ -1,3 +1,4 @@
+import KTVCore
 import KTVLyrics
 
 /// What the audience sees: how far the progress they are sent lags the lead, and, with lyrics,

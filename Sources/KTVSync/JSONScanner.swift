@@ -24,6 +24,9 @@ struct ScannedNumber {
 /// built except for the free-form `truth` objects. Nesting is limited, so hostile input cannot
 /// exhaust the stack.
 struct JSONScanner {
+    /// A string's bytes between its quotes; `escaped` when it holds a backslash escape.
+    typealias StringRange = (start: Int, end: Int, escaped: Bool)
+
     let p: UnsafeBufferPointer<UInt8>
     var i: Int
 

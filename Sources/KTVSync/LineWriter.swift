@@ -41,6 +41,36 @@ struct LineWriter {
         if r == r.rounded(), abs(r) < 1e15 { int(Int(r)) } else { raw(Array("\(r)".utf8)) }
     }
 
+    /// `"key":value` inside an object, after a comma unless it is the object's first member: the
+    /// vendor payloads, whose optional members may be left out.
+    mutating func member(_ key: StaticString, _ value: Int) {
+        memberKey(key)
+        int(value)
+    }
+
+    /// A member whose number is written as a string (`"music_duration":"240000"`).
+    mutating func member(_ key: StaticString, quoted value: Int) {
+        memberKey(key)
+        bytes.append(0x22)
+        int(value)
+        bytes.append(0x22)
+    }
+
+    /// A member with a literal string value (no escaping needed).
+    mutating func member(_ key: StaticString, text: StaticString) {
+        memberKey(key)
+        bytes.append(0x22)
+        raw(text)
+        bytes.append(0x22)
+    }
+
+    private mutating func memberKey(_ key: StaticString) {
+        if bytes.last != 0x7B { bytes.append(0x2C) }
+        bytes.append(0x22)
+        raw(key)
+        raw("\":")
+    }
+
     mutating func string(_ s: String) {
         var out = ""
         JSONValue.escape(s, into: &out)

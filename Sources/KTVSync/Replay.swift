@@ -4,10 +4,29 @@ import KTVLyrics
 /// `ktv replay`: reads progress logs, recomputes what every device should have done, and reports
 /// where the sync math or its execution went wrong. Pure: returns a report, prints nothing.
 public enum Replay {
-    public static func run(paths: [String], configuration: ReplayConfiguration) throws(SyncError) -> ReplayReport {
-        try configuration.validate()
+    /// `ktv replay`: checks the configuration, reads the lyric file (when given, for the audience
+    /// measures; it replaces `configuration.lyrics`) and the logs (`-` is standard input), and analyzes.
+    public static func run(paths: [String], lyricsPath: String? = nil, configuration: ReplayConfiguration) throws(SyncError) -> ReplayReport {
+        var c = try configuration.validated()
+        if let lyricsPath { c.lyrics = try audienceLyrics(path: lyricsPath) }
         let log = try LogReader.read(paths: paths)
-        return analyze(log, configuration: configuration)
+        return analyze(log, configuration: c)
+    }
+
+    /// A lyric file with at least one timed line to compare the audience's display with.
+    public static func audienceLyrics(path: String) throws(SyncError) -> Lyrics {
+        let name = path == "-" ? "<stdin>" : path
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path) } catch {
+            if case .tooLarge = error { throw .badLyrics(path: path, detail: error.reason) }
+            throw .cannotRead(path: path, reason: error.reason)
+        }
+        let parsed: ParsedLyrics
+        do { parsed = try LyricsReader.read(bytes, fileName: path == "-" ? nil : path, options: LyricsParseOptions()) } catch {
+            throw .badLyrics(path: name, detail: "\(error)")
+        }
+        guard !parsed.lyrics.lines.isEmpty else { throw .badLyrics(path: name, detail: "the lyric file has no timed lines to compare the audience with") }
+        return parsed.lyrics
     }
 
     public static func analyze(_ log: ReplayLog, configuration c: ReplayConfiguration) -> ReplayReport {
@@ -30,16 +49,9 @@ public enum Replay {
             let best = SyncProtocol.allCases.compactMap { p in counts[p].map { (p, $0) } }.max { $0.1 < $1.1 }
             return best.flatMap { RuleSet(protocol: $0.0) }
         }
-        let fallback: RuleSet = {
-            switch c.rules {
-            case .zego: return .zego
-            case .agora: return .agora
-            case .tencent: return .tencent
-            case .auto: return majority(protocolCounts) ?? .zego
-            }
-        }()
+        let fallback = c.rules.forced ?? majority(protocolCounts) ?? .zego
         func rulesFor(device d: Int) -> RuleSet {
-            c.rules == .auto ? (majority(perDeviceProtocols[d]) ?? fallback) : fallback
+            c.rules.forced ?? majority(perDeviceProtocols[d]) ?? fallback
         }
 
         let timelines = devices.map { PositionTimeline($0.hasNTP ? $0.events : [], maxExtrapolationMs: c.maxExtrapolationMs) }
@@ -61,7 +73,7 @@ public enum Replay {
                     idx = pairs.count
                     pairIndex[key] = idx
                     pairs.append(PairReport(lead: devices[lead].name, follower: dev.name, rules: rs, thresholdMs: c.threshold(for: rs),
-                                            twoSided: rs == .zego ? c.twoSided : true, drift: nil, samples: []))
+                                            twoSided: rs.rules.twoSided(requested: c.twoSided), drift: nil, samples: []))
                 }
                 let s = DriftSample(ntpMs: e.ntpMs, followerPositionMs: p, leadPositionMs: lp)
                 pairs[idx].samples.append(s)
@@ -69,7 +81,7 @@ public enum Replay {
             }
         }
         for k in pairs.indices {
-            pairs[k].drift = Stats.drift(pairs[k].samples.map(\.driftMs), thresholdMs: Double(pairs[k].thresholdMs))
+            pairs[k].drift = DriftStats(values: pairs[k].samples.map(\.driftMs), thresholdMs: Double(pairs[k].thresholdMs))
         }
 
         // Decisions, with the drift right after each logged seek.

@@ -1,48 +1,4 @@
-/// Positions and roles over NTP time, and the order statistics the report uses.
-
-/// Order statistics, defined once so the simulator's truth and replay compute them the same way.
-public enum Stats {
-    /// The middle value; the mean of the two middle values for an even count. `sorted` ascending.
-    public static func median(_ sorted: [Double]) -> Double? {
-        guard !sorted.isEmpty else { return nil }
-        let n = sorted.count
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
-    }
-
-    /// Nearest-rank percentile: the smallest value with at least `q` of the values at or below it.
-    public static func percentile(_ sorted: [Double], _ q: Double) -> Double? {
-        guard !sorted.isEmpty else { return nil }
-        let rank = Int((q * Double(sorted.count)).rounded(.up))
-        return sorted[min(sorted.count, max(1, rank)) - 1]
-    }
-
-    /// Summary of signed drift values: median of the values, p95 and max of their magnitudes,
-    /// and the share of magnitudes above `thresholdMs`.
-    public static func drift(_ values: [Double], thresholdMs: Double) -> DriftStats? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let abs = values.map { Swift.abs($0) }.sorted()
-        let over = abs.reduce(0) { $0 + ($1 > thresholdMs ? 1 : 0) }
-        return DriftStats(samples: values.count, medianMs: median(sorted)!, p95AbsMs: percentile(abs, 0.95)!,
-                          maxAbsMs: abs.last!, overThresholdShare: Double(over) / Double(values.count))
-    }
-}
-
-public struct DriftStats: Sendable, Equatable {
-    public var samples: Int
-    public var medianMs: Double
-    public var p95AbsMs: Double
-    public var maxAbsMs: Double
-    public var overThresholdShare: Double
-
-    public init(samples: Int, medianMs: Double, p95AbsMs: Double, maxAbsMs: Double, overThresholdShare: Double) {
-        self.samples = samples
-        self.medianMs = medianMs
-        self.p95AbsMs = p95AbsMs
-        self.maxAbsMs = maxAbsMs
-        self.overThresholdShare = overThresholdShare
-    }
-}
+/// Positions and roles over NTP time.
 
 /// Who a device is over time, from its `role` events (before the first one, its first role).
 struct RoleTimeline {

@@ -160,6 +160,18 @@ import Testing
         #expect(w.stderr.contains("shuffled.jsonl:2: warning: 1 event(s) of `B` come before an earlier `at` in the file; replay puts them in `at` order [out-of-order]"))
     }
 
+    @Test func rangeErrorsNameTheFlag() throws {
+        let s = try Scratch()
+        let log = try simulate(s, "zego")
+        let window = try ktv(["replay", log, "--window-ms", "0"])
+        #expect(window.status == 64)
+        #expect(window.stderr.contains("--window-ms = 0 is out of range; allowed: 1…60000 ms"))
+        let threshold = try ktv(["replay", log, "--threshold-ms=-3"])
+        #expect(threshold.status == 64)
+        #expect(threshold.stderr.contains("--threshold-ms = -3 is out of range; allowed: 1…10000 ms"))
+        #expect(!threshold.stderr.contains("thresholdMs"))
+    }
+
     @Test func simulateScenarioFilesAndErrors() throws {
         let s = try Scratch()
         let scenario = try s.write("room.json", #"{"base": "agora", "name": "short", "room_ms": 15000, "faults": []}"#)

@@ -86,17 +86,13 @@ import Testing
         #expect(RuleSet(protocol: .volcano) == nil)
     }
 
-    @Test func statistics() {
-        // Median of an even count is the mean of the middle two; p95 is nearest-rank.
-        #expect(Stats.median([1, 2, 3, 10]) == 2.5)
-        #expect(Stats.median([4]) == 4)
-        #expect(Stats.median([]) == nil)
-        let twenty = (1...20).map(Double.init)
-        #expect(Stats.percentile(twenty, 0.95) == 19)  // rank ceil(19.0) = 19
-        let d = Stats.drift([-40, 10, 20, -5, 35], thresholdMs: 30)!
+    @Test func driftStatistics() {
+        // Median and nearest-rank p95 as KTVCore's Stats defines them (Tests/KTVCoreTests/StatsTests).
+        let d = DriftStats(values: [-40, 10, 20, -5, 35], thresholdMs: 30)!
         #expect(d.medianMs == 10)
         #expect(d.p95AbsMs == 40)  // |d| sorted 5 10 20 35 40, rank ceil(4.75) = 5
         #expect(d.maxAbsMs == 40)
         #expect(d.overThresholdShare == 0.4)
+        #expect(DriftStats(values: [], thresholdMs: 30) == nil)
     }
 }
