@@ -2,7 +2,7 @@ import CZlib
 
 /// Kugou's `krc1` container: the 4-byte magic `krc1`, then a zlib stream XORed with a 16-byte key
 /// whose index counts from the first byte after the magic. zlib headers vary (`78 9C`, `78 01`),
-/// so only the magic is checked. See `shared/lyrics/FORMATS.md` §1.1.
+/// so only the magic is checked. See docs/lyric-formats.md §1.1.
 public enum KRCContainer {
     public static let magic: [UInt8] = Array("krc1".utf8)
     /// Latin-1 bytes, not the UTF-8 encoding of `@Gaw^2tGQ61-ÎÒni` (a common mistake).

@@ -3,7 +3,7 @@ import KTVCore
 
 /// Kugou KRC plaintext: `[key:value]` tags and rows `[lineStartMs,lineDurMs]<offsetMs,durMs,x>text…`
 /// where unit offsets are relative to the line start. `[language:]` carries base64 JSON with
-/// per-line translation (type 1) and per-unit romanization (type 0). FORMATS.md §1.2-1.5.
+/// per-line translation (type 1) and per-unit romanization (type 0). docs/lyric-formats.md §1.2-1.5.
 struct KRCParser {
     var options: LyricsParseOptions
 

@@ -1,6 +1,6 @@
 import KTVCore
 
-/// LRC in all its real-world shapes (FORMATS.md §2): `[mm:ss]`, `[mm:ss.x|.xx|.xxx]` (a decimal
+/// LRC in all its real-world shapes (docs/lyric-formats.md §2): `[mm:ss]`, `[mm:ss.x|.xx|.xxx]` (a decimal
 /// fraction of a second), minutes ≥ 60, `[mm:ss:xx]` (ambiguous; read as a fraction, warned),
 /// `[hh:mm:ss.xx]`, several stamps per row, ID tags, `[offset:±N]`, enhanced (A2) word stamps
 /// `<mm:ss.xx>word` with or without a closing stamp, and the inline `[mm:ss.xx]word[mm:ss.xx]word` style.

@@ -1,6 +1,6 @@
 import KTVCore
 
-/// Migu / Agora XML (FORMATS.md §3.3, agora NOTES §1.4): `song/general/midi_lrc/paragraph/sentence/tone/word`,
+/// Migu / Agora XML (docs/lyric-formats.md §3.3): `song/general/midi_lrc/paragraph/sentence/tone/word`,
 /// tone `begin`/`end` in decimal seconds (converted exactly, rounded to the millisecond), `pitch` in Hz
 /// (0 = unpitched). Each sentence is a line; its span runs from the first tone's begin to the last tone's end.
 struct MiguXMLParser {

@@ -180,7 +180,7 @@ struct MiniXML {
     }
 
     /// `lenient`: an `&` that does not start a known entity is kept as written instead of being an
-    /// error (QRC writers put raw `&` into `LyricContent`, FORMATS.md §3.2).
+    /// error (QRC writers put raw `&` into `LyricContent`, docs/lyric-formats.md §3.2).
     static func unescape(_ s: ArraySlice<UInt8>, line: Int, lenient: Bool = false) throws(XMLError) -> String {
         guard s.contains(0x26) else { return String(decoding: s, as: UTF8.self) }
         var out: [UInt8] = []

@@ -1,7 +1,7 @@
 import Foundation
 import KTVCore
 
-/// NetEase YRC (FORMATS.md §3.1): rows `[startMs,durMs](wStartMs,wDurMs,flag)text…` with absolute
+/// NetEase YRC (docs/lyric-formats.md §3.1): rows `[startMs,durMs](wStartMs,wDurMs,flag)text…` with absolute
 /// word times, JSON credit rows `{"t":ms,"c":[{"tx":"…"},…]}`, and tags.
 struct YRCParser {
     var options: LyricsParseOptions
@@ -113,7 +113,7 @@ struct YRCParser {
     }
 }
 
-/// QQ Music QRC body (FORMATS.md §3.2): rows `[startMs,durMs]text(wStartMs,wDurMs)text(…)…` with
+/// QQ Music QRC body (docs/lyric-formats.md §3.2): rows `[startMs,durMs]text(wStartMs,wDurMs)text(…)…` with
 /// absolute word times written after the text; word text may itself contain `(` and `)`.
 struct QRCParser {
     var options: LyricsParseOptions
