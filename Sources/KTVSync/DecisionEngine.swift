@@ -8,12 +8,10 @@ struct DecisionEngine {
     /// The rule set for devices whose messages do not name one (`auto` with no vendor messages).
     let fallbackRules: RuleSet
 
-    /// The rules a message is judged by: the forced set, else the message's vendor's (none for Volcano).
-    func rules(for p: SyncProtocol) -> RuleSet? { configuration.rules.forced ?? RuleSet(protocol: p) }
-
     func decisions(device d: Int) -> [Decision] {
         let dev = log.devices[d]
         guard dev.hasNTP else { return [] }
+        let forced = configuration.rules.forced
         let window = configuration.windowMs
         let tolerance = configuration.toleranceMs
         var out: [Decision] = []
@@ -21,7 +19,7 @@ struct DecisionEngine {
         var state = ChorusState()
         var lastSeekDecision: Int?
         var lastStartDecision: Int?
-        var deviceRules = configuration.rules.forced ?? fallbackRules
+        var deviceRules = forced ?? fallbackRules
 
         func decide(_ e: LogEvent, _ r: RuleDecision) {
             let action: Decision.Action = r.isStart ? .start : .seek
@@ -63,7 +61,8 @@ struct DecisionEngine {
                 guard roles[d].role(at: e.ntpMs) == .chorus else { break }
                 // Only the lead's progress drives the rules; other singers' messages are not a reference.
                 if let from, from < roles.count, let r = roles[from].role(at: e.ntpMs), r != .lead { break }
-                guard let rs = rules(for: proto) else { break }
+                // The forced set, else the message's vendor's (none for Volcano).
+                guard let rs = forced ?? RuleSet(protocol: proto) else { break }
                 deviceRules = rs
                 if case let .stop(r) = message { state.stopRequested(ntpMs: r) }
                 if let r = rs.rules.decide(message, state: state, nowNtpMs: e.ntpMs, thresholdMs: configuration.threshold(for: rs),

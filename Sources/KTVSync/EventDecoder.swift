@@ -179,6 +179,8 @@ struct RawEvent {
                                          "position", "duration", "protocol", "start_ntp", "playout_delay"]
 
     /// Reads the object member by member; a syntax error names the column, a mistyped field its name.
+    /// One loop in one function: it runs for every member of a million lines, and the scanner's
+    /// small functions inline into it.
     static func scan(_ s: inout JSONScanner, _ place: LinePlace) throws(SyncError) -> RawEvent {
         var r = RawEvent()
         do {
@@ -189,7 +191,41 @@ struct RawEvent {
                 while true {
                     let key = try s.stringRange()
                     try s.expect(0x3A, "`:` after a key")
-                    try r.member(key, &s, place)
+                    let c = s.peek()
+                    func num(_ name: String, nullable: Bool = false) throws -> ScannedNumber? {
+                        if nullable, c == 0x6E { try s.literal("null"); return nil }
+                        guard let c, c == 0x2D || (c >= 0x30 && c <= 0x39) else { throw place.malformed(name, "must be a number of milliseconds, not \(typeName(c))") }
+                        return try s.number()
+                    }
+                    func str(_ name: String) throws -> JSONScanner.StringRange {
+                        guard c == 0x22 else { throw place.malformed(name, "must be a string, not \(typeName(c))") }
+                        return try s.stringRange()
+                    }
+                    switch key.end - key.start {
+                    case 2 where s.keyEquals(key, "at"): r.at = try num("at")
+                    case 2 where s.keyEquals(key, "to"): r.to = try num("to")
+                    case 3 where s.keyEquals(key, "ntp"): r.ntp = try num("ntp", nullable: true)
+                    case 4 where s.keyEquals(key, "kind"): r.kind = try str("kind")
+                    case 4 where s.keyEquals(key, "role"): r.role = try str("role")
+                    case 4 where s.keyEquals(key, "from"): r.from = try str("from")
+                    case 5 where s.keyEquals(key, "state"): r.state = try str("state")
+                    case 5 where s.keyEquals(key, "truth"): r.truthAt = s.i; try s.skipValue()
+                    case 6 where s.keyEquals(key, "device"): r.device = try str("device")
+                    case 6 where s.keyEquals(key, "action"): r.action = try str("action")
+                    case 7 where s.keyEquals(key, "message"): r.messageAt = s.i; try s.skipValue()
+                    case 8 where s.keyEquals(key, "position"): r.position = try num("position")
+                    case 8 where s.keyEquals(key, "duration"): r.duration = try num("duration", nullable: true)
+                    case 8 where s.keyEquals(key, "protocol"): r.proto = try str("protocol")
+                    case 9 where s.keyEquals(key, "start_ntp"): r.startNtp = try num("start_ntp")
+                    case 13 where s.keyEquals(key, "playout_delay"): r.delay = try num("playout_delay", nullable: true)
+                    default:
+                        // Escaped keys are legal JSON; compare them decoded.
+                        if key.escaped {
+                            let name = try s.makeString(key)
+                            if knownKeys.contains(name) { throw place.malformed(name, "write the key without escapes") }
+                        }
+                        try s.skipValue()
+                    }
                     guard let n = s.peek() else { throw s.fail("`,` or `}`") }
                     s.i += 1
                     if n == 0x7D { break }
@@ -206,45 +242,6 @@ struct RawEvent {
             throw place.malformed(nil, "\(error)")
         }
         return r
-    }
-
-    /// One member: its value is kept as a range or a number when the key is one of the event's fields.
-    private mutating func member(_ key: JSONScanner.StringRange, _ s: inout JSONScanner, _ place: LinePlace) throws {
-        let c = s.peek()
-        func num(_ name: String, nullable: Bool = false) throws -> ScannedNumber? {
-            if nullable, c == 0x6E { try s.literal("null"); return nil }
-            guard let c, c == 0x2D || (c >= 0x30 && c <= 0x39) else { throw place.malformed(name, "must be a number of milliseconds, not \(Self.typeName(c))") }
-            return try s.number()
-        }
-        func str(_ name: String) throws -> JSONScanner.StringRange {
-            guard c == 0x22 else { throw place.malformed(name, "must be a string, not \(Self.typeName(c))") }
-            return try s.stringRange()
-        }
-        switch key.end - key.start {
-        case 2 where s.keyEquals(key, "at"): at = try num("at")
-        case 2 where s.keyEquals(key, "to"): to = try num("to")
-        case 3 where s.keyEquals(key, "ntp"): ntp = try num("ntp", nullable: true)
-        case 4 where s.keyEquals(key, "kind"): kind = try str("kind")
-        case 4 where s.keyEquals(key, "role"): role = try str("role")
-        case 4 where s.keyEquals(key, "from"): from = try str("from")
-        case 5 where s.keyEquals(key, "state"): state = try str("state")
-        case 5 where s.keyEquals(key, "truth"): truthAt = s.i; try s.skipValue()
-        case 6 where s.keyEquals(key, "device"): device = try str("device")
-        case 6 where s.keyEquals(key, "action"): action = try str("action")
-        case 7 where s.keyEquals(key, "message"): messageAt = s.i; try s.skipValue()
-        case 8 where s.keyEquals(key, "position"): position = try num("position")
-        case 8 where s.keyEquals(key, "duration"): duration = try num("duration", nullable: true)
-        case 8 where s.keyEquals(key, "protocol"): proto = try str("protocol")
-        case 9 where s.keyEquals(key, "start_ntp"): startNtp = try num("start_ntp")
-        case 13 where s.keyEquals(key, "playout_delay"): delay = try num("playout_delay", nullable: true)
-        default:
-            // Escaped keys are legal JSON; compare them decoded.
-            if key.escaped {
-                let name = try s.makeString(key)
-                if Self.knownKeys.contains(name) { throw place.malformed(name, "write the key without escapes") }
-            }
-            try s.skipValue()
-        }
     }
 
     static func typeName(_ c: UInt8?) -> String {

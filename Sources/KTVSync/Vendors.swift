@@ -35,6 +35,13 @@ extension SyncProtocol {
 }
 
 extension ReplayConfiguration.Rules {
-    /// The rule set named (the names are the rule sets'); nil for `auto`, each message's own vendor.
-    var forced: RuleSet? { RuleSet(rawValue: rawValue) }
+    /// The rule set named; nil for `auto`, each message's own vendor.
+    var forced: RuleSet? {
+        switch self {
+        case .auto: return nil
+        case .zego: return .zego
+        case .agora: return .agora
+        case .tencent: return .tencent
+        }
+    }
 }
