@@ -93,9 +93,44 @@ func lyricsErrorMessage(_ error: LyricsError) -> String {
     return "\(error)"
 }
 
+/// Reads a lyric file (`-` = stdin), refusing one over `limit` bytes before it is in memory: a
+/// file by its size, standard input once a byte past the limit has come. Throws `LyricsError.tooLarge`
+/// (the message `LyricsReader` gives) or `FileIOError`.
+func readLyricBytes(_ path: String, limit: Int) throws -> [UInt8] {
+    guard path == "-" else {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > limit {
+            throw LyricsError.tooLarge(limitBytes: limit, detail: "the input is \(size) bytes")
+        }
+        return try FileIO.read(path)
+    }
+    var bytes: [UInt8] = []
+    while true {
+        let chunk: Data?
+        do { chunk = try FileHandle.standardInput.read(upToCount: 1 << 20) } catch {
+            throw FileIOError.cannotRead(path: "<stdin>", reason: "\(error)")
+        }
+        guard let chunk, !chunk.isEmpty else { return bytes }
+        bytes += chunk
+        if bytes.count > limit {
+            throw LyricsError.tooLarge(limitBytes: limit, detail: "the input is more than \(limit) bytes")
+        }
+    }
+}
+
+/// `readLyricBytes`, stopping with exit 65 (too large) or 74 (cannot read) and a message.
+func readLyricInput(_ path: String, limit: Int) throws -> [UInt8] {
+    do { return try readLyricBytes(path, limit: limit) } catch let error as LyricsError {
+        printError("ktv: \(describe(error, path: path))")
+        throw ExitCode(KTVExitCode.dataError)
+    } catch {
+        printError("ktv: \(error)")
+        throw ExitCode(KTVExitCode.ioError)
+    }
+}
+
 /// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot.
 func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyrics {
-    let bytes = try readInput(path)
+    let bytes = try readLyricInput(path, limit: options.maxTextBytes)
     do {
         // Handed over, not copied: the reader can then drop a BOM in place.
         return try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)

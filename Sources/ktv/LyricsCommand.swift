@@ -88,7 +88,7 @@ extension LyricsCommand {
         var output: String?
 
         func run() throws {
-            let bytes = try readInput(file)
+            let bytes = try readLyricInput(file, limit: limit.bytes)
             let plain: [UInt8]
             do { plain = try KRCContainer.decrypt(bytes, maxTextBytes: limit.bytes) } catch {
                 printError("ktv: \(describe(error, path: file))")

@@ -155,19 +155,24 @@ enum LyricFiles {
 
     /// Reads, parses and validates one file; the model too, when the file could be read as lyrics.
     static func readOne(_ path: String, options: LyricsParseOptions) -> (findings: FileFindings, parsed: ParsedLyrics?) {
+        func unreadable(_ error: LyricsError) -> (findings: FileFindings, parsed: ParsedLyrics?) {
+            var d = Diagnostic(rule: "unreadable", severity: .error, line: error.line, message: lyricsErrorMessage(error))
+            if case let .undecodable(offset, detail) = error { d.byteOffset = offset; d.message = detail }
+            if case let .badContainer(offset?, detail) = error { d.byteOffset = offset; d.message = detail }
+            if case let .malformed(_, detail) = error { d.message = detail }
+            return (FileFindings(path: path, diagnostics: [d], fatal: true), nil)
+        }
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(path) } catch {
+        do { bytes = try readLyricBytes(path, limit: options.maxTextBytes) } catch let error as LyricsError {
+            return unreadable(error)
+        } catch {
             return (FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true), nil)
         }
         do {
             let parsed = try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
             return (FileFindings(path: path, diagnostics: LyricsValidator.validate(parsed)), parsed)
         } catch {
-            var d = Diagnostic(rule: "unreadable", severity: .error, line: error.line, message: lyricsErrorMessage(error))
-            if case let .undecodable(offset, detail) = error { d.byteOffset = offset; d.message = detail }
-            if case let .badContainer(offset?, detail) = error { d.byteOffset = offset; d.message = detail }
-            if case let .malformed(_, detail) = error { d.message = detail }
-            return (FileFindings(path: path, diagnostics: [d], fatal: true), nil)
+            return unreadable(error)
         }
     }
 }

@@ -98,6 +98,28 @@ private func krcBomb(inflatingTo size: Int) -> [UInt8] {
         #expect(allowed.out.hasPrefix("[ti:Limit]\n[00:00.000]lalilo\n"))
     }
 
+    @Test func aHugeFileIsRefusedBeforeItIsRead() throws {
+        let s = try Scratch()
+        // 5 GiB, sparse: reading it would take 5 GiB of memory.
+        let file = try s.write("huge.lrc", "[00:01.00]la\n")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try handle.truncate(atOffset: 5 << 30)
+        try handle.close()
+        let start = Date()
+        let validate = try ktv(["lyrics", "validate", file])
+        #expect(validate.status == 65)
+        #expect(validate.out.hasPrefix("\(file): error: the input is 5368709120 bytes, over the 64 MB limit on lyric text;"))
+        let parse = try ktv(["lyrics", "parse", file])
+        #expect(parse.status == 65)
+        #expect(parse.stderr.hasPrefix("ktv: \(file): the input is 5368709120 bytes, over the 64 MB limit"))
+        #expect(Date().timeIntervalSince(start) < 10)
+        // Standard input has no size: it is read until a byte past the limit. (Only a little past:
+        // ktv stops reading there, and what the pipe cannot hold would stop this test with SIGPIPE.)
+        let piped = try ktv(["lyrics", "parse", "-", "--max-text-mb", "1"], stdin: [UInt8](repeating: 0x0A, count: Self.mib + 100))
+        #expect(piped.status == 65)
+        #expect(piped.stderr.hasPrefix("ktv: <stdin>: the input is more than 1048576 bytes, over the 1 MB limit"))
+    }
+
     @Test func maxTextMbIsValidated() throws {
         for bad in ["0", "4097", "-1"] {
             let r = try ktv(["lyrics", "parse", "x.krc", "--max-text-mb=\(bad)"])
