@@ -66,7 +66,7 @@ public enum LyricsBatch {
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path, maxBytes: options.maxTextBytes) } catch {
             if case let .tooLarge(_, limit) = error {
-                let e = LyricsError.tooLarge(limitBytes: limit, detail: "the file is larger")
+                let e = tooLargeInput(path, limitBytes: limit)
                 return (FileFindings(path: path, diagnostics: [.error(tooLargeRule, "\(e)")], fatal: true), nil)
             }
             var findings = FileFindings(path: path, diagnostics: [.error("unreadable", "\(error)")], fatal: true)
@@ -87,5 +87,15 @@ public enum LyricsBatch {
             }
             return (FileFindings(path: path, diagnostics: [d], fatal: true), nil)
         }
+    }
+
+    /// The error for an input refused by its size: a file's size is known, standard input's only
+    /// that it went past the limit.
+    public static func tooLargeInput(_ path: String, limitBytes: Int) -> LyricsError {
+        var st = stat()
+        if path != "-", stat(path, &st) == 0 {
+            return .tooLarge(limitBytes: limitBytes, detail: "the input is \(st.st_size) bytes")
+        }
+        return .tooLarge(limitBytes: limitBytes, detail: "the input is more than \(limitBytes) bytes")
     }
 }

@@ -90,7 +90,7 @@ func lyricsErrorMessage(_ error: LyricsError) -> String {
 func readLyricBytes(_ path: String, maxTextBytes: Int) throws -> [UInt8] {
     do { return try FileIO.read(path, maxBytes: maxTextBytes) } catch {
         if case let .tooLarge(_, limit) = error {
-            printError("ktv: \(describe(.tooLarge(limitBytes: limit, detail: "the file is larger"), path: path))")
+            printError("ktv: \(describe(LyricsBatch.tooLargeInput(path, limitBytes: limit), path: path))")
             throw ExitCode(KTVExitCode.dataError)
         }
         printError("ktv: \(error)")
