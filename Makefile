@@ -80,7 +80,7 @@ fuzz:
 
 ## fuzz-smoke: every harness builds and runs its seeds, then a few seconds of fuzzing (CI)
 fuzz-smoke:
-	FUZZ_SECONDS=3 SWIFT=$(SWIFT) Fuzz/fuzz.sh
+	FUZZ_SECONDS=3 FUZZ_SMOKE=1 SWIFT=$(SWIFT) Fuzz/fuzz.sh
 
 clean:
 	rm -rf .build .build-fuzz

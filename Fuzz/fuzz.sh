@@ -7,7 +7,8 @@
 #
 # Usage: Fuzz/fuzz.sh [HARNESS...]   (default: all; names without the fuzz- prefix)
 # Environment: FUZZ_SECONDS (60 each), SWIFT (swift), KTV (a ktv binary for simulated replay seeds,
-# default .build/release/ktv, skipped when missing), FUZZ_ARGS (more libFuzzer flags).
+# default .build/release/ktv, skipped when missing), FUZZ_ARGS (more libFuzzer flags), FUZZ_SMOKE=1
+# (start from the seeds alone, not the corpus earlier runs grew, so the run takes a bounded time).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -40,7 +41,9 @@ summary=()
 for h in "${HARNESSES[@]}"; do
     bin="$OUT/debug/fuzz-$h"
     [ -x "$bin" ] || { echo "fuzz: no harness fuzz-$h"; exit 2; }
-    mkdir -p "$OUT/corpus/$h" "$OUT/crashes/$h" "$OUT/logs"
+    corpus="$OUT/corpus/$h"
+    if [ "${FUZZ_SMOKE:-0}" = 1 ]; then corpus="$OUT/smoke-corpus/$h"; rm -rf "$corpus"; fi
+    mkdir -p "$corpus" "$OUT/crashes/$h" "$OUT/logs"
     log="$OUT/logs/$h.log"
     echo "fuzz: fuzz-$h for ${SECONDS_EACH} s (log: $log)"
     # SWIFT_BACKTRACE=enable=no: otherwise Swift's backtracer can hold the pipe for minutes after a
@@ -51,7 +54,7 @@ for h in "${HARNESSES[@]}"; do
         "$bin" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -rss_limit_mb=2048 \
         -max_len="$(max_len "$h")" -timeout="$(timeout_s "$h")" \
         -artifact_prefix="$OUT/crashes/$h/" ${FUZZ_ARGS:-} \
-        "$OUT/corpus/$h" "$OUT/seeds/$h" > "$log" 2>&1
+        "$corpus" "$OUT/seeds/$h" > "$log" 2>&1
     rc=$?
     final_stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -n 1; }
     last=$(grep -E '^#[0-9]+[[:space:]].*cov: ' "$log" | tail -n 1)
