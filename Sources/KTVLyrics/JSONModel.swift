@@ -154,7 +154,17 @@ public enum JSONModel {
     /// A JSON string with `JSONValue.escape`'s escapes, byte by byte.
     static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
-        for b in s.utf8 {
+        let bytes = Array(s.utf8)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            i += 1
+            // U+FEFF (EF BB BF) escaped: JSONSerialization on Linux drops a raw one that starts a string.
+            if b == 0xEF, i + 1 < bytes.count, bytes[i] == 0xBB, bytes[i + 1] == 0xBF {
+                out += Array("\\ufeff".utf8)
+                i += 2
+                continue
+            }
             switch b {
             case 0x22: out += [0x5C, 0x22]
             case 0x5C: out += [0x5C, 0x5C]
@@ -239,7 +249,43 @@ public enum JSONModel {
             lyrics.lines.append(LyricLine(startMs: start, durationMs: dur, text: text, words: words,
                                           translation: d["translation"] as? String))
         }
+        if let rp = root["reference_pitch"] { lyrics.referencePitch = try referencePitch(rp) }
         return lyrics
+    }
+
+    /// `reference_pitch` as `write` puts it: notes with a scale, or a contour (0 Hz = unvoiced).
+    private static func referencePitch(_ raw: Any) throws(LyricsError) -> ReferencePitch {
+        guard let d = raw as? [String: Any] else { throw .malformed(line: nil, detail: "`reference_pitch` must be an object") }
+        switch d["kind"] as? String {
+        case "notes":
+            guard let scale = (d["scale"] as? String).flatMap(ReferencePitch.Scale.init(rawValue:)), let raw = d["notes"] as? [Any] else {
+                throw .malformed(line: nil, detail: "`reference_pitch` of kind notes needs a `scale` (hz or note-index) and a `notes` list")
+            }
+            var notes: [ReferencePitch.Note] = []
+            for (k, n) in raw.enumerated() {
+                guard let o = n as? [String: Any], let start = int(o["start_ms"]), let dur = int(o["duration_ms"]),
+                      let value = (o["value"] as? NSNumber)?.doubleValue, value.isFinite else {
+                    throw .malformed(line: nil, detail: "reference_pitch.notes[\(k)] needs integers `start_ms`, `duration_ms` and a number `value`")
+                }
+                notes.append(ReferencePitch.Note(startMs: start, durationMs: dur, value: value))
+            }
+            return .notes(scale: scale, notes)
+        case "contour":
+            guard let interval = int(d["interval_ms"]), interval > 0, let raw = d["hz"] as? [Any] else {
+                throw .malformed(line: nil, detail: "`reference_pitch` of kind contour needs a positive `interval_ms` and an `hz` list")
+            }
+            var hz: [Double?] = []
+            hz.reserveCapacity(raw.count)
+            for (k, v) in raw.enumerated() {
+                guard let x = (v as? NSNumber)?.doubleValue, x.isFinite else {
+                    throw .malformed(line: nil, detail: "reference_pitch.hz[\(k)] must be a number (0 for an unvoiced frame)")
+                }
+                hz.append(x == 0 ? nil : x)
+            }
+            return .contour(intervalMs: interval, hz: hz)
+        default:
+            throw .malformed(line: nil, detail: "`reference_pitch.kind` must be `notes` or `contour`")
+        }
     }
 
     private static func int(_ v: Any?) -> Int? {

@@ -126,7 +126,11 @@ public enum LyricsReader {
         }
         if firstByte == ASCII.lbrace {
             if sample.contains("\"pitchDatas\"") { return .agoraPitchJSON }
-            if sample.contains("\"lines\"") && sample.contains("\"format\"") { return .json }
+            // ktv JSON puts `format` first and `lines` after the tags, which can be long: look for
+            // `lines` in the whole text once `format` is seen at the start.
+            if sample.contains("\"format\""), sample.contains("\"lines\"") || String(decoding: text, as: UTF8.self).contains("\"lines\"") {
+                return .json
+            }
         }
         var sawTag = false
         for row in Scan.lines(text).prefix(400) {

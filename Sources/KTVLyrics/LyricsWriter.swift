@@ -48,9 +48,9 @@ public enum LyricsWriter {
         case .krcText:
             return WrittenLyrics(bytes: try krcText(lyrics, notes: &notes), notes: notes)
         case .lrc:
-            text = lrc(lyrics, words: false, options: options, notes: &notes)
+            text = try lrc(lyrics, words: false, options: options, notes: &notes)
         case .elrc:
-            text = lrc(lyrics, words: true, options: options, notes: &notes)
+            text = try lrc(lyrics, words: true, options: options, notes: &notes)
         case .yrc:
             text = try yrc(lyrics, notes: &notes)
         case .json:
@@ -122,12 +122,39 @@ public enum LyricsWriter {
         return "\(TimeText.pad(v / 60000, 2)):\(TimeText.pad((v / 1000) % 60, 2)).\(TimeText.pad(v % 1000, 3))"
     }
 
-    static func lrc(_ lyrics: Lyrics, words: Bool, options: LyricsWriteOptions, notes: inout [Diagnostic]) -> [UInt8] {
+    /// `[digits:` or `<digits:` in text: LRC has no escape, so a reader takes it for a time stamp.
+    static func stampLike(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        var i = 0
+        while i < b.count {
+            if b[i] == ASCII.lbracket || b[i] == ASCII.langle {
+                var j = i + 1
+                while j < b.count, b[j] >= 0x30, b[j] <= 0x39 { j += 1 }
+                if j > i + 1, j < b.count, b[j] == UInt8(ascii: ":") { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    static func lrc(_ lyrics: Lyrics, words: Bool, options: LyricsWriteOptions, notes: inout [Diagnostic]) throws(LyricsError) -> [UInt8] {
         let digits = options.lrcFractionDigits == 2 ? 2 : 3
+        let format: LyricFormat = words ? .enhancedLRC : .lrc
         var out: [UInt8] = []
         for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
-        var droppedWords = 0, truncated = 0, droppedEmpty = 0, translations = 0
-        let lines = lyrics.lines
+        var droppedWords = 0, truncated = 0, droppedEmpty = 0, translations = 0, emptyLines = 0
+        // A row with a stamp and no text is how LRC ends the line before: a line without text has no
+        // form of its own, so it is left out (and said so).
+        let lines = lyrics.lines.filter { line in
+            let keep = !line.text.allSatisfy { $0 == " " || $0 == "\t" } || (words && line.words.contains { !$0.text.isEmpty })
+            if !keep { emptyLines += 1 }
+            return keep
+        }
+        for line in lines {
+            for t in [line.text] + (words ? line.words.map(\.text) : []) where stampLike(t) {
+                throw .cannotWrite(format: format, detail: "text \(quoted(t)) at \(TimeText.ms(line.startMs)) holds `[m:` or `<m:`, which an LRC reader takes for a time stamp; LRC cannot escape it (convert to krc-text, yrc or json)")
+            }
+        }
         for (k, line) in lines.enumerated() {
             let text = line.text.replacingLineBreaks
             if line.translation != nil { translations += 1 }
@@ -167,6 +194,9 @@ public enum LyricsWriter {
         }
         if translations > 0 {
             notes.append(.info("translation-dropped", "translations of \(translations) line(s) are not written in LRC; use krc or json to keep them"))
+        }
+        if emptyLines > 0 {
+            notes.append(.info("empty-lines-dropped", "\(emptyLines) line(s) without text are left out: an LRC row with a stamp and no text ends the line before it"))
         }
         return out
     }

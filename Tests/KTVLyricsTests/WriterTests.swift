@@ -103,3 +103,31 @@ import KTVCore
         #expect(json.contains("\"interval_ms\""))
     }
 }
+
+/// Round-trip breaks the fuzzer found (fixtures/fuzz/roundtrip), pinned with exact values.
+@Suite struct FuzzFoundWriterTests {
+    @Test func lrcRefusesStampLikeTextAndLeavesEmptyLinesOut() throws {
+        let stampy = try LyricsReader.read(Array("[0,1000](0,500,0)a<0:1>(500,500,0)b\n".utf8), fileName: "x.yrc").lyrics
+        for format in [LyricsOutputFormat.lrc, .elrc] {
+            #expect(throws: LyricsError.self) { try LyricsWriter.write(stampy, as: format) }
+        }
+        let withEmpty = try LyricsReader.read(Array("[1000,500]<0,500,0>la\n[2000,500]\n[3000,500]<0,500,0>lo\n".utf8), fileName: "x.krc").lyrics
+        let written = try LyricsWriter.write(withEmpty, as: .lrc)
+        #expect(written.notes.contains { $0.rule == "empty-lines-dropped" })
+        let back = try LyricsReader.read(written.bytes, fileName: "x.lrc").lyrics
+        #expect(back.lines.map(\.text) == ["la", "lo"])
+        #expect(back.lines.map(\.startMs) == [1000, 3000])
+    }
+
+    @Test func jsonKeepsReferencePitchAndLeadingBOMAndLongTags() throws {
+        var model = Lyrics(format: .json, tags: [LyricTag(key: "language", value: String(repeating: "\u{0}", count: 3000))],
+                           lines: [LyricLine(startMs: 0, durationMs: 500, text: "\u{FEFF}la", words: [])])
+        model.referencePitch = .contour(intervalMs: 10, hz: [220, nil, 221.5])
+        let written = try LyricsWriter.write(model, as: .json)
+        let back = try LyricsReader.read(written.bytes).lyrics
+        #expect(back.lines.first?.text == "\u{FEFF}la")
+        #expect(back.referencePitch == .contour(intervalMs: 10, hz: [220, nil, 221.5]))
+        let notes = Lyrics(format: .json, lines: [], referencePitch: .notes(scale: .noteIndex, [.init(startMs: 0, durationMs: 300, value: 62)]))
+        #expect(try LyricsReader.read(LyricsWriter.write(notes, as: .json).bytes).lyrics.referencePitch == notes.referencePitch)
+    }
+}

@@ -16,54 +16,32 @@ import KTVLyrics
 /// found and reported (`KnownIssue`) are tolerated unless the caller asks otherwise, so the fuzzer
 /// keeps looking for new ones; the regression test runs their inputs strictly, as known issues.
 public enum RoundTripTarget {
-    /// Round-trip breaks found by this harness and reported, not yet fixed in KTVLyrics. Each is
-    /// recognized from the model being written, for the formats it concerns.
-    public enum KnownIssue: String, CaseIterable, Sendable {
-        /// The JSON reader does not read `reference_pitch` back (pitch files converted to json).
-        case jsonDropsReferencePitch = "json-drops-reference-pitch"
-        /// Format detection looks for the `"lines"` and `"format"` keys of ktv JSON in the first 4096
-        /// bytes only, and the writer puts `tags` before `lines`: a model whose tags take more than
-        /// that (a long `[language:]`, or control characters escaped as `\u0000`) is written as JSON
-        /// that is not detected as JSON (read as YRC: no lines, or refused with a `.json` name).
-        case jsonLinesBeyondDetection = "json-lines-beyond-detection"
-        /// JSONSerialization on Linux drops a raw U+FEFF that starts a string. `JSONValue` escapes it
-        /// (`\ufeff`), but the lyric JSON writer's own string writer (`JSONModel.appendString`, used
-        /// for line and word text, translations and romanizations) does not yet.
-        case jsonLeadingFEFF = "json-leading-feff"
-        /// (E)LRC writes a line with no text as `[mm:ss.xxx]` alone, which the reader takes for the
-        /// end row of the line before (or drops as an empty line).
-        case lrcEmptyLine = "lrc-empty-line"
-        /// (E)LRC writes text holding `<m:s>` or `[m:s]` verbatim; the reader takes it for word or line stamps.
-        case lrcStampInText = "lrc-stamp-in-text"
+    /// Round-trip breaks found by this harness and reported, not yet fixed in KTVLyrics, each
+    /// recognized from the model being written, for the formats it concerns. None is open: the five
+    /// found so far (JSON dropping `reference_pitch`, JSON not detected past 4096 bytes of tags, a
+    /// leading U+FEFF lost in JSON, (E)LRC empty lines and stamp-like text) are fixed, and their inputs
+    /// in fixtures/fuzz/roundtrip run strictly. Add one here (with its `applies` test) when a new
+    /// break is reported and cannot be fixed at once.
+    public struct KnownIssue: Hashable, Sendable, CaseIterable, RawRepresentable {
+        public let rawValue: String
+        let applies: @Sendable (Lyrics, LyricsOutputFormat) -> Bool
 
-        func applies(to model: Lyrics, _ format: LyricsOutputFormat) -> Bool {
-            switch self {
-            case .jsonDropsReferencePitch:
-                return format == .json && model.referencePitch != nil
-            case .jsonLinesBeyondDetection:
-                guard format == .json, let written = try? LyricsWriter.write(model, as: .json) else { return false }
-                let sample = String(decoding: written.bytes.prefix(4096), as: UTF8.self)
-                return !(sample.contains("\"lines\"") && sample.contains("\"format\""))
-            case .jsonLeadingFEFF:
-                guard format == .json else { return false }
-                func starts(_ s: String?) -> Bool { s?.unicodeScalars.first == "\u{FEFF}" }
-                return model.lines.contains { line in
-                    starts(line.text) || starts(line.translation)
-                        || line.words.contains { starts($0.text) || starts($0.romanization) }
-                }
-            case .lrcEmptyLine:
-                guard format == .lrc || format == .elrc else { return false }
-                return model.lines.contains { line in
-                    let words = format == .elrc ? line.words.filter { !$0.text.isEmpty } : []
-                    return words.isEmpty && isBlankText(line.text)
-                }
-            case .lrcStampInText:
-                guard format == .lrc || format == .elrc else { return false }
-                return model.lines.contains { line in
-                    looksLikeStamp(line.text) || format == .elrc && line.words.contains { looksLikeStamp($0.text) }
-                }
-            }
+        public init?(rawValue: String) {
+            guard let found = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = found
         }
+
+        init(_ name: String, applies: @escaping @Sendable (Lyrics, LyricsOutputFormat) -> Bool) {
+            rawValue = name
+            self.applies = applies
+        }
+
+        public static let allCases: [KnownIssue] = []
+
+        public static func == (a: KnownIssue, b: KnownIssue) -> Bool { a.rawValue == b.rawValue }
+        public func hash(into h: inout Hasher) { h.combine(rawValue) }
+
+        func applies(to model: Lyrics, _ format: LyricsOutputFormat) -> Bool { applies(model, format) }
     }
 
     public static func run(_ bytes: [UInt8], tolerating known: Set<KnownIssue> = Set(KnownIssue.allCases)) -> String? {
