@@ -19,12 +19,12 @@ final class LineStorage: ManagedBuffer<Void, UInt8> {
 ///
 ///     flags          bit 0 source line, bit 1 translation, bit 2 text stored (else it is the words'
 ///                    texts joined), bit 3 plain words (no word has romanization, krcField or pitch)
-///     start, duration, [source line], [translation], [text]
+///     start, duration, [source line], [translation]
+///     the words' texts joined (usually the line's text, so it is read in one piece), [text]
 ///     word count, then per word:
 ///       [flags]      unless plain: bit 0 romanization, bit 1 krcField ≠ 0, bit 2 pitch
 ///       start − previous start (the line's start for the first word), duration, text length
 ///       [romanization] [krcField] [pitch: 8 bytes, IEEE 754 bits little-endian]
-///     the words' texts joined (usually the line's text, read in one piece)
 ///
 /// A real line packs into a few bytes more than its text (a 1M-line KRC: 64 bytes a line in all,
 /// where strings and word structs took about 330).
@@ -69,6 +69,10 @@ enum LinePacking {
         out.int(f.durationMs)
         if let n = f.sourceLine { out.int(n) }
         if let t = f.translation { out.string(t) }
+        var joined = 0
+        for w in f.words { joined += w.text.utf8.count }
+        out.varint(UInt64(joined))
+        for w in f.words { out.bytes(w.text) }
         if storeText { out.string(f.text) }
         out.varint(UInt64(f.words.count))
         var previous = f.startMs
@@ -92,7 +96,6 @@ enum LinePacking {
                 for k in 0..<8 { out.byte(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
             }
         }
-        for w in f.words { out.bytes(w.text) }
     }
 
     /// Is `text` byte for byte the words' texts joined? (Not `==`: that is canonical equivalence.)
@@ -153,12 +156,12 @@ enum LinePacking {
         var durationMs: Int
         var sourceLine: Int?
         var translation: Range<Int>?
+        var joined: Range<Int>
         var text: Range<Int>?
         /// Offset of the word count.
         var words: Int
     }
 
-    /// The fixed fields, and where the texts and the words are.
     static func layout(_ p: UnsafePointer<UInt8>) -> Layout {
         var r = Reader(p: p)
         let flags = r.byte()
@@ -166,80 +169,146 @@ enum LinePacking {
         let duration = r.int()
         let source = flags & hasSourceLine != 0 ? r.int() : nil
         let translation = flags & hasTranslation != 0 ? r.stringRange() : nil
+        let joined = r.stringRange()
         let text = flags & textStored != 0 ? r.stringRange() : nil
         return Layout(flags: flags, startMs: start, durationMs: duration, sourceLine: source,
-                      translation: translation, text: text, words: r.i)
+                      translation: translation, joined: joined, text: text, words: r.i)
+    }
+
+    // The fixed fields come first: reading one does not walk the rest.
+    static func startMs(_ p: UnsafePointer<UInt8>) -> Int {
+        var r = Reader(p: p, i: 1)
+        return r.int()
+    }
+
+    static func durationMs(_ p: UnsafePointer<UInt8>) -> Int {
+        var r = Reader(p: p, i: 1)
+        r.skipVarint()
+        return r.int()
+    }
+
+    static func sourceLine(_ p: UnsafePointer<UInt8>) -> Int? {
+        guard p[0] & hasSourceLine != 0 else { return nil }
+        var r = Reader(p: p, i: 1)
+        r.skipVarint()
+        r.skipVarint()
+        return r.int()
     }
 
     static func unpack(_ p: UnsafePointer<UInt8>) -> Fields {
         let l = layout(p)
-        var joined = 0..<0
-        let words = decodeWords(p, l, joined: &joined)
-        return Fields(startMs: l.startMs, durationMs: l.durationMs, text: string(p, l.text ?? joined),
-                      words: words, translation: l.translation.map { string(p, $0) }, sourceLine: l.sourceLine)
+        return Fields(startMs: l.startMs, durationMs: l.durationMs, text: string(p, l.text ?? l.joined),
+                      words: decodeWords(p, l), translation: l.translation.map { string(p, $0) }, sourceLine: l.sourceLine)
     }
 
     static func text(_ p: UnsafePointer<UInt8>) -> String {
         let l = layout(p)
-        if let stored = l.text { return string(p, stored) }
-        return string(p, skipWords(p, l).joined)
+        return string(p, l.text ?? l.joined)
     }
 
     static func translation(_ p: UnsafePointer<UInt8>) -> String? {
         layout(p).translation.map { string(p, $0) }
     }
 
-    static func words(_ p: UnsafePointer<UInt8>) -> [LyricWord] {
-        var joined = 0..<0
-        return decodeWords(p, layout(p), joined: &joined)
-    }
+    static func words(_ p: UnsafePointer<UInt8>) -> [LyricWord] { decodeWords(p, layout(p)) }
 
     static func wordCount(_ p: UnsafePointer<UInt8>) -> Int {
         var r = Reader(p: p, i: layout(p).words)
         return r.count()
     }
 
-    /// Bytes in the packed form (for tests).
-    static func size(_ p: UnsafePointer<UInt8>) -> Int { skipWords(p, layout(p)).joined.upperBound }
-
-    private static func string(_ p: UnsafePointer<UInt8>, _ r: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(start: p + r.lowerBound, count: r.count), as: UTF8.self)
-    }
-
-    /// Walks the word records without making words: where the joined texts are.
-    private static func skipWords(_ p: UnsafePointer<UInt8>, _ l: Layout) -> (count: Int, joined: Range<Int>) {
-        var r = Reader(p: p, i: l.words)
-        let count = r.count()
-        let plain = l.flags & plainWords != 0
-        var total = 0
-        for _ in 0..<count {
-            let wf = plain ? 0 : r.byte()
-            r.skipVarint()
-            r.skipVarint()
-            total += r.count()
-            if wf & hasRomanization != 0 { _ = r.stringRange() }
-            if wf & hasKRCField != 0 { r.skipVarint() }
-            if wf & hasPitch != 0 { r.i += 8 }
+    /// What the validator reads of a line: times, and whether it has any text, with no strings made.
+    struct Timing {
+        struct Word {
+            var startMs: Int
+            var durationMs: Int
+            var endMs: Int { startMs + durationMs }
         }
-        return (count, r.i..<(r.i + total))
+
+        var startMs: Int
+        var durationMs: Int
+        var sourceLine: Int?
+        var words: [Word]
+        /// The text and every word's text are only spaces, tabs and U+3000 (`String.isBlank`).
+        var isBlank: Bool
+        var endMs: Int { startMs + durationMs }
     }
 
-    private static func decodeWords(_ p: UnsafePointer<UInt8>, _ l: Layout, joined: inout Range<Int>) -> [LyricWord] {
+    static func timing(_ p: UnsafePointer<UInt8>) -> Timing {
+        let l = layout(p)
         var r = Reader(p: p, i: l.words)
         let count = r.count()
         let plain = l.flags & plainWords != 0
-        // Texts come after the records: lengths first, strings once the records are read.
-        var words: [LyricWord] = []
-        var lengths: [Int] = []
+        var words: [Timing.Word] = []
         words.reserveCapacity(count)
-        lengths.reserveCapacity(count)
         var previous = l.startMs
         for _ in 0..<count {
             let wf = plain ? 0 : r.byte()
             let start = previous &+ r.int()
             previous = start
+            words.append(Timing.Word(startMs: start, durationMs: r.int()))
+            r.skipVarint()
+            if wf & hasRomanization != 0 { _ = r.stringRange() }
+            if wf & hasKRCField != 0 { r.skipVarint() }
+            if wf & hasPitch != 0 { r.i += 8 }
+        }
+        // The words' texts are all blank exactly when their joined bytes are (no word splits a character).
+        let blank = isBlank(p, l.joined) && (l.text.map { isBlank(p, $0) } ?? true)
+        return Timing(startMs: l.startMs, durationMs: l.durationMs, sourceLine: l.sourceLine, words: words, isBlank: blank)
+    }
+
+    /// Bytes only of space, tab and U+3000 (E3 80 80): what `String.isBlank` accepts, byte by byte.
+    private static func isBlank(_ p: UnsafePointer<UInt8>, _ r: Range<Int>) -> Bool {
+        var i = r.lowerBound
+        while i < r.upperBound {
+            if p[i] == ASCII.space || p[i] == ASCII.tab {
+                i += 1
+            } else if p[i] == 0xE3, i + 2 < r.upperBound, p[i + 1] == 0x80, p[i + 2] == 0x80 {
+                i += 3
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Bytes in the packed form (for tests): the end of the last word record.
+    static func size(_ p: UnsafePointer<UInt8>) -> Int {
+        let l = layout(p)
+        var r = Reader(p: p, i: l.words)
+        let plain = l.flags & plainWords != 0
+        for _ in 0..<r.count() {
+            let wf = plain ? 0 : r.byte()
+            r.skipVarint()
+            r.skipVarint()
+            r.skipVarint()
+            if wf & hasRomanization != 0 { _ = r.stringRange() }
+            if wf & hasKRCField != 0 { r.skipVarint() }
+            if wf & hasPitch != 0 { r.i += 8 }
+        }
+        return r.i
+    }
+
+    private static func string(_ p: UnsafePointer<UInt8>, _ r: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(start: p + r.lowerBound, count: r.count), as: UTF8.self)
+    }
+
+    private static func decodeWords(_ p: UnsafePointer<UInt8>, _ l: Layout) -> [LyricWord] {
+        var r = Reader(p: p, i: l.words)
+        let count = r.count()
+        let plain = l.flags & plainWords != 0
+        var words: [LyricWord] = []
+        words.reserveCapacity(count)
+        var previous = l.startMs
+        var textAt = l.joined.lowerBound
+        for _ in 0..<count {
+            let wf = plain ? 0 : r.byte()
+            let start = previous &+ r.int()
+            previous = start
             let duration = r.int()
-            lengths.append(r.count())
+            let n = r.count()
+            let text = string(p, textAt..<(textAt + n))
+            textAt += n
             let romanization = wf & hasRomanization != 0 ? string(p, r.stringRange()) : nil
             let field = wf & hasKRCField != 0 ? r.int() : 0
             var pitch: Double?
@@ -248,15 +317,9 @@ enum LinePacking {
                 for k in 0..<8 { bits |= UInt64(r.byte()) << (8 * UInt64(k)) }
                 pitch = Double(bitPattern: bits)
             }
-            words.append(LyricWord(startMs: start, durationMs: duration, text: "", romanization: romanization,
+            words.append(LyricWord(startMs: start, durationMs: duration, text: text, romanization: romanization,
                                    krcField: field, pitchHz: pitch))
         }
-        var at = r.i
-        for k in words.indices {
-            words[k].text = string(p, at..<(at + lengths[k]))
-            at += lengths[k]
-        }
-        joined = r.i..<at
         return words
     }
 
@@ -265,14 +328,24 @@ enum LinePacking {
         let p: UnsafePointer<UInt8>
         var i = 0
 
+        @inline(__always)
         mutating func byte() -> UInt8 {
             defer { i += 1 }
             return p[i]
         }
 
+        @inline(__always)
         mutating func varint() -> UInt64 {
-            var v: UInt64 = 0
-            var shift: UInt64 = 0
+            let first = p[i]
+            i += 1
+            if first < 0x80 { return UInt64(first) }
+            return varintTail(first)
+        }
+
+        /// Values past one byte: most times (lengths, flags and small deltas fit in one).
+        mutating func varintTail(_ first: UInt8) -> UInt64 {
+            var v = UInt64(first & 0x7F)
+            var shift: UInt64 = 7
             while true {
                 let b = p[i]
                 i += 1
@@ -287,6 +360,7 @@ enum LinePacking {
             i += 1
         }
 
+        @inline(__always)
         mutating func int() -> Int {
             let z = varint()
             return Int(bitPattern: UInt((z >> 1) ^ (0 &- (z & 1))))

@@ -65,7 +65,8 @@ public enum LyricsValidator {
         let openEnded = Set(diags.filter { $0.rule == "unknown-end" }.compactMap(\.line))
         let total = lyrics.totalMs.flatMap { $0 > 0 ? $0 : nil }
         for (k, packedLine) in lyrics.lines.enumerated() {
-            let line = packedLine.fields
+            // Times only: the words' texts are decoded just for a finding that quotes one.
+            let line = packedLine.timing
             let at = line.sourceLine
             if line.durationMs < 0 {
                 diags.append(.error("negative-duration", line: at,
@@ -74,11 +75,11 @@ public enum LyricsValidator {
                 diags.append(.warning("zero-duration", line: at,
                                       "line at \(TimeText.ms(line.startMs)) has zero duration; give it the length of its words"))
             }
-            if line.text.isBlank, line.words.allSatisfy({ $0.text.isBlank }) {
+            if line.isBlank {
                 diags.append(.warning("empty-line", line: at,
                                       "line at \(TimeText.ms(line.startMs)) has a time but no text; remove it or add its lyric"))
             }
-            checkWords(line, tolerance: tol, openEnded: openEnded.contains(at ?? -1), into: &diags)
+            checkWords(line, of: packedLine, tolerance: tol, openEnded: openEnded.contains(at ?? -1), into: &diags)
             if k + 1 < lyrics.lines.count {
                 let next = lyrics.lines[k + 1]
                 if next.startMs == line.startMs {
@@ -108,45 +109,53 @@ public enum LyricsValidator {
     }
 
     /// `openEnded`: the line's end is unknown (already reported), so its last word's zero length is not news.
-    private static func checkWords(_ line: LinePacking.Fields, tolerance tol: Int, openEnded: Bool, into diags: inout [Diagnostic]) {
+    private static func checkWords(_ line: LinePacking.Timing, of packed: LyricLine, tolerance tol: Int, openEnded: Bool,
+                                   into diags: inout [Diagnostic]) {
         let at = line.sourceLine
         var zero = 0, outside = 0, overlaps = 0
         var worstOutside = 0
-        var firstOutside: LyricWord?, firstOverlap: (LyricWord, Int)?
+        var firstZero: Int?, firstOutside: Int?, firstOverlap: (Int, Int)?
+        var texts: [String]?
+        func text(_ w: Int) -> String {
+            if texts == nil { texts = packed.words.map(\.text) }
+            return Scan.capped(texts?[w] ?? "")
+        }
         for (w, word) in line.words.enumerated() {
             if word.durationMs < 0 {
                 diags.append(.error("negative-duration", line: at,
-                                    "word `\(Scan.capped(word.text))` at \(TimeText.ms(word.startMs)) ends \(-word.durationMs) ms before it starts"))
+                                    "word `\(text(w))` at \(TimeText.ms(word.startMs)) ends \(-word.durationMs) ms before it starts"))
             } else if word.durationMs == 0, !(openEnded && w == line.words.count - 1) {
                 zero += 1
             }
+            if word.durationMs == 0 { firstZero = firstZero ?? w }
             let before = line.startMs - word.startMs
             let after = word.endMs - line.endMs
             if line.durationMs >= 0, before > tol || after > tol {
                 outside += 1
                 worstOutside = max(worstOutside, before, after)
-                firstOutside = firstOutside ?? word
+                firstOutside = firstOutside ?? w
             }
             if w > 0 {
                 let prev = line.words[w - 1]
                 let o = prev.endMs - word.startMs
                 if o > tol, prev.durationMs > 0 {
                     overlaps += 1
-                    firstOverlap = firstOverlap ?? (word, o)
+                    firstOverlap = firstOverlap ?? (w, o)
                 }
             }
         }
         if zero > 0 {
             diags.append(.warning("zero-duration", line: at,
-                                  "\(zero) word(s) in this line have zero duration (e.g. `\(Scan.capped(line.words.first { $0.durationMs == 0 }?.text ?? ""))`); they are never highlighted"))
+                                  "\(zero) word(s) in this line have zero duration (e.g. `\(firstZero.map(text) ?? "")`); they are never highlighted"))
         }
-        if outside > 0, let f = firstOutside {
+        if outside > 0, let k = firstOutside {
+            let f = line.words[k]
             diags.append(.warning("word-outside-line", line: at,
-                                  "\(outside) word(s) lie outside the line \(TimeText.ms(line.startMs))–\(TimeText.ms(line.endMs)) by up to \(worstOutside) ms (first: `\(Scan.capped(f.text))` at \(TimeText.ms(f.startMs)), \(f.durationMs) ms); fix the line's duration or the word times"))
+                                  "\(outside) word(s) lie outside the line \(TimeText.ms(line.startMs))–\(TimeText.ms(line.endMs)) by up to \(worstOutside) ms (first: `\(text(k))` at \(TimeText.ms(f.startMs)), \(f.durationMs) ms); fix the line's duration or the word times"))
         }
-        if overlaps > 0, let (w, o) = firstOverlap {
+        if overlaps > 0, let (k, o) = firstOverlap {
             diags.append(.warning("word-overlap", line: at,
-                                  "\(overlaps) word(s) start before the previous word ends (first: `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)), \(o) ms early)"))
+                                  "\(overlaps) word(s) start before the previous word ends (first: `\(text(k))` at \(TimeText.ms(line.words[k].startMs)), \(o) ms early)"))
         }
     }
 }

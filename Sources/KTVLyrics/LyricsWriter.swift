@@ -159,7 +159,8 @@ public enum LyricsWriter {
             let text = line.text.replacingLineBreaks
             if line.translation != nil { translations += 1 }
             var lastWordEnd: Int?
-            let lineWords = line.words
+            // Plain LRC only needs to know whether there were words to drop.
+            let lineWords = words ? line.words : []
             if words, !lineWords.isEmpty {
                 out += "[\(stamp(line.startMs, digits: digits))]"
                 let ws = lineWords.filter { !$0.text.isEmpty }
@@ -172,7 +173,7 @@ public enum LyricsWriter {
                 lastWordEnd = ws.last?.endMs
                 out += "\n"
             } else {
-                if !lineWords.isEmpty { droppedWords += 1 }
+                if line.wordCount > 0 { droppedWords += 1 }
                 out += "[\(stamp(line.startMs, digits: digits))]\(text)\n"
             }
             // An empty stamped row ends the line where the next line or the closing word stamp would not.

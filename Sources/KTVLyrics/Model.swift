@@ -93,12 +93,12 @@ public struct LyricLine: Sendable, Equatable, CustomReflectable {
     }
 
     public var startMs: Int {
-        get { packed.read { LinePacking.layout($0).startMs } }
+        get { packed.read(LinePacking.startMs) }
         set { fields.startMs = newValue }
     }
 
     public var durationMs: Int {
-        get { packed.read { LinePacking.layout($0).durationMs } }
+        get { packed.read(LinePacking.durationMs) }
         set { fields.durationMs = newValue }
     }
 
@@ -120,9 +120,12 @@ public struct LyricLine: Sendable, Equatable, CustomReflectable {
 
     /// 1-based line of the source text this line came from (for findings); nil for generated models.
     public var sourceLine: Int? {
-        get { packed.read { LinePacking.layout($0).sourceLine } }
+        get { packed.read(LinePacking.sourceLine) }
         set { fields.sourceLine = newValue }
     }
+
+    /// Times and blankness without decoding any text (for the validator).
+    var timing: LinePacking.Timing { packed.read(LinePacking.timing) }
 
     /// `words.count` without decoding the words.
     var wordCount: Int { packed.read(LinePacking.wordCount) }

@@ -70,6 +70,21 @@ import KTVCore
         #expect(LyricLine(startMs: 0, durationMs: 1, text: "\u{E9}") == LyricLine(startMs: 0, durationMs: 1, text: "e\u{301}"))
     }
 
+    @Test func timingAgreesWithTheDecodedLine() {
+        let texts = ["", " ", "\t \u{3000}", "\u{3000}\u{301}", " a", "\u{3000}x", "\u{2003}"]
+        for text in texts {
+            for wordTexts in [[], [" "], ["\u{3000}", "\t"], [" ", "b"], [text], ["\u{3000}\u{301}"]] {
+                let words = wordTexts.enumerated().map { LyricWord(startMs: 100 * $0.offset, durationMs: 50 - 60 * $0.offset, text: $0.element) }
+                let line = LyricLine(startMs: 7, durationMs: 300, text: text, words: words, sourceLine: 3)
+                let t = line.timing
+                #expect(t.isBlank == (line.text.isBlank && line.words.allSatisfy { $0.text.isBlank }), "\(text.unicodeScalars.map(\.value)) \(wordTexts)")
+                #expect(t.words.map(\.startMs) == line.words.map(\.startMs))
+                #expect(t.words.map(\.durationMs) == line.words.map(\.durationMs))
+                #expect(t.startMs == 7 && t.durationMs == 300 && t.sourceLine == 3)
+            }
+        }
+    }
+
     @Test func describedLikeAPlainStruct() {
         let line = LyricLine(startMs: 1, durationMs: 2, text: "a", sourceLine: 3)
         #expect(String(describing: line) == "LyricLine(startMs: 1, durationMs: 2, text: \"a\", words: [], translation: nil, sourceLine: Optional(3))")
@@ -83,9 +98,9 @@ import KTVCore
         ], sourceLine: 1_000_003)
         #expect(MemoryLayout<LyricLine>.size == 8)
         #expect(line.text == "lalo 星")
-        // flags 1, start 5, duration 2, source line 3, word count 1; per word a start delta of
-        // 1 (0) or 2 (400) bytes, duration 2 and text length 1: 4 + 5 + 5; then the texts, 8.
-        #expect(line.packedByteCount == 34)
+        // flags 1, start 5, duration 2, source line 3, the joined texts 1 + 8, word count 1; per word
+        // a start delta of 1 (0) or 2 (400) bytes, duration 2 and text length 1: 4 + 5 + 5.
+        #expect(line.packedByteCount == 35)
     }
 }
 
