@@ -76,19 +76,31 @@ public enum FileIO {
 
     /// Writes `bytes` to `path` without ever leaving a partial file (see the type's notes).
     public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(FileIOError) {
+        do { try write(to: path) { put in try put(bytes) } } catch let error as FileIOError { throw error } catch {
+            throw .cannotWrite(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Writes output made in pieces (`produce` calls `put` with each) to `path`, as `writeAtomically`
+    /// does: a device or FIFO gets each piece as it comes; a regular file is written under a temporary
+    /// name and put in place at the end, or not at all when `produce` throws. The whole output is
+    /// never in memory. Rethrows `produce`'s errors; write failures are `FileIOError`.
+    public static func write(to path: String, _ produce: (_ put: ([UInt8]) throws -> Void) throws -> Void) throws {
         let target = try OutputTarget(path)
         if target.isSpecial {
-            try target.writeStraight(bytes)
+            let (fd, owned) = try target.openStraight()
+            defer { if owned { close(fd) } }
+            try produce { try writeAll(fd: fd, $0, path: path) }
             return
         }
         let output = try AtomicOutput(target)
         let fd = open(output.temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw .cannotWrite(path: path, reason: writeReason(errno)) }
-        do { try writeAll(fd: fd, bytes, path: path) } catch {
+        guard fd >= 0 else { throw FileIOError.cannotWrite(path: path, reason: writeReason(errno)) }
+        do { try produce { try writeAll(fd: fd, $0, path: path) } } catch {
             close(fd)
             throw error
         }
-        guard close(fd) == 0 else { throw .cannotWrite(path: path, reason: writeReason(errno)) }
+        guard close(fd) == 0 else { throw FileIOError.cannotWrite(path: path, reason: writeReason(errno)) }
         try output.commit()
     }
 

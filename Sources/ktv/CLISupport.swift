@@ -30,31 +30,14 @@ func writeStandardOutput(_ bytes: [UInt8]) throws {
     }
 }
 
-/// Like `emit`, for output made in pieces (`produce` calls `put` with each): standard output, a
-/// device or a FIFO gets each piece as it comes; a regular file is written under a temporary name
-/// and put in place at the end (`AtomicOutput`). The whole output is never in memory.
+/// Like `emit`, for output made in pieces (`produce` calls `put` with each); see `FileIO.write(to:_:)`.
 func emitStreaming(to path: String?, _ produce: (_ put: ([UInt8]) throws -> Void) throws -> Void) throws {
     guard let path, path != "-" else {
         try produce { try writeStandardOutput($0) }
         return
     }
     do {
-        let target = try OutputTarget(path)
-        if target.isSpecial {
-            let (fd, owned) = try target.openStraight()
-            defer { if owned { close(fd) } }
-            try produce { try FileIO.writeAll(fd: fd, $0, path: path) }
-            return
-        }
-        let output = try AtomicOutput(target)
-        let fd = open(output.temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw FileIOError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-        do { try produce { try FileIO.writeAll(fd: fd, $0, path: path) } } catch {
-            close(fd)
-            throw error
-        }
-        guard close(fd) == 0 else { throw FileIOError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-        try output.commit()
+        try FileIO.write(to: path, produce)
     } catch let error as FileIOError {
         if case .brokenPipe = error { throw ExitCode.success }
         printError("ktv: \(error)")
