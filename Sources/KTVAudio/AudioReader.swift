@@ -12,7 +12,7 @@ public struct AudioInfo: Sendable, Equatable {
     /// Sample encoding, e.g. `PCM_16`, `FLOAT`, `VORBIS`, `MPEG_LAYER_III`.
     public var encoding: String
 
-    public var durationSeconds: Double { Double(frames) / sampleRate }
+    public var durationS: Double { Double(frames) / sampleRate }
     /// `WAV PCM_16` — how messages name the format.
     public var formatName: String { "\(container) \(encoding)" }
     /// Bits of the integer PCM encoding (16 or 24), nil for float and compressed encodings.
@@ -29,15 +29,15 @@ public struct AudioInfo: Sendable, Equatable {
 public struct AudioTruncation: Sendable, Equatable, CustomStringConvertible {
     public var path: String
     /// Audio decoded before the stream ended or broke, seconds.
-    public var decodedSeconds: Double
+    public var decodedS: Double
     /// What the header claimed, seconds (nil when it gave no length).
-    public var claimedSeconds: Double?
+    public var claimedS: Double?
     /// libsndfile's words, when the decoder reported an error.
     public var reason: String?
 
     public var description: String {
-        var s = String(format: "%@: the audio ends at %.3f s", path, decodedSeconds)
-        if let claimedSeconds { s += String(format: " of the %.3f s its header claims", claimedSeconds) }
+        var s = String(format: "%@: the audio ends at %.3f s", path, decodedS)
+        if let claimedS { s += String(format: " of the %.3f s its header claims", claimedS) }
         s += reason.map { " (\($0))" } ?? ""
         return s + "; the file is truncated or damaged, and only the decoded part was analysed"
     }
@@ -169,8 +169,8 @@ public final class AudioReader {
             // (MP3 lengths are libsndfile's estimate, so only a decoder error counts there).
             let err = sf_error(handle)
             if err != 0 || (position < info.frames && info.container != "MPEG") {
-                truncation = AudioTruncation(path: path, decodedSeconds: Double(position) / info.sampleRate,
-                                             claimedSeconds: info.durationSeconds,
+                truncation = AudioTruncation(path: path, decodedS: Double(position) / info.sampleRate,
+                                             claimedS: info.durationS,
                                              reason: err != 0 ? String(cString: sf_strerror(handle)) : nil)
             }
         }
@@ -184,8 +184,8 @@ public final class AudioReader {
         if sf_seek(handle, sf_count_t(target), SEEK_SET) < 0 {
             guard target < info.frames else { position = target; return }
             // Seeking into the missing part of a damaged file: the end of what can be decoded.
-            truncation = truncation ?? AudioTruncation(path: path, decodedSeconds: Double(position) / info.sampleRate,
-                                                      claimedSeconds: info.durationSeconds,
+            truncation = truncation ?? AudioTruncation(path: path, decodedS: Double(position) / info.sampleRate,
+                                                      claimedS: info.durationS,
                                                       reason: "cannot seek to \(String(format: "%.3f", Double(target) / info.sampleRate)) s: \(String(cString: sf_strerror(handle)))")
             return
         }

@@ -41,7 +41,7 @@ extension DualMonoSplitter {
     /// Reads `analysisWindows` windows spread evenly over the file (the whole file when it is short).
     static func analysisWindows(_ reader: AudioReader, config: SplitConfiguration, channels: (Int, Int)) throws(AudioError) -> [([Float], [Float])] {
         let info = reader.info
-        let w = Int(config.analysisWindowSeconds * info.sampleRate)
+        let w = Int(config.analysisWindowS * info.sampleRate)
         let total = info.frames
         var starts: [Int]
         if total <= w * config.analysisWindows {

@@ -40,7 +40,7 @@ final class DualMonoSeparator {
         let vocWriter = try writer(outputs.vocals)
 
         let context = config.gainContextBlocks
-        let block = max(Int(config.gainBlockSeconds * rate), abs(lag) + 1, 1024)
+        let block = max(Int(config.gainBlockS * rate), abs(lag) + 1, 1024)
         let n = info.channels
         var interleaved: [Float] = []
         var eof = false
@@ -199,7 +199,7 @@ final class DualMonoSeparator {
         return SplitResult(analysis: analysis,
                            vocalEnergyShare: energyOrig > 0 ? energyVoc / energyOrig : 0,
                            vocalActivityShare: vocalFramesRMS.isEmpty ? 0 : Double(active) / Double(vocalFramesRMS.count),
-                           gainMedian: sortedGains.isEmpty ? gain : sortedGains[sortedGains.count / 2],
+                           gainMedian: Stats.upperOrderStatistic(sortedGains, 0.5) ?? gain,
                            frames: frames, sampleRate: rate, truncation: reader.truncation)
     }
 }

@@ -38,26 +38,26 @@ public struct SplitConfiguration: Sendable {
     public enum Spec {
         public static let maxLagSamples = Parameter<Int>("maxLagSamples", unit: "samples", range: 0...96000, default: 4096,
             "Largest lag searched between the two channels.")
-        public static let gainBlockSeconds = Parameter<Double>("gainBlockSeconds", unit: "s", range: 0.05...30, default: 1,
+        public static let gainBlockS = Parameter<Double>("gainBlockS", unit: "s", range: 0.05...30, default: 1,
             "Length of the blocks the accompaniment gain is fitted on; gains are interpolated between block centres.")
         public static let gainContextBlocks = Parameter<Int>("gainContextBlocks", unit: "blocks", range: 0...10, default: 2,
             "Blocks on each side included in a block's gain fit.")
         public static let analysisWindows = Parameter<Int>("analysisWindows", unit: "windows", range: 1...32, default: 6,
             "Windows, spread over the file, that lag and layout are decided on.")
-        public static let analysisWindowSeconds = Parameter<Double>("analysisWindowSeconds", unit: "s", range: 1...120, default: 8,
+        public static let analysisWindowS = Parameter<Double>("analysisWindowS", unit: "s", range: 1...120, default: 8,
             "Length of each analysis window.")
         public static let minConfidence = Parameter<Double>("minConfidence", range: 0...1, default: 0.3,
             "Below this layout confidence, `auto` reports the track as not dual-mono.")
-        public static let all: [ParameterInfo] = [maxLagSamples.info, gainBlockSeconds.info, gainContextBlocks.info,
-                                                  analysisWindows.info, analysisWindowSeconds.info, minConfidence.info]
+        public static let all: [ParameterInfo] = [maxLagSamples.info, gainBlockS.info, gainContextBlocks.info,
+                                                  analysisWindows.info, analysisWindowS.info, minConfidence.info]
     }
 
     public var layout: SplitLayout = .auto
     public var maxLagSamples = Spec.maxLagSamples.defaultValue
-    public var gainBlockSeconds = Spec.gainBlockSeconds.defaultValue
+    public var gainBlockS = Spec.gainBlockS.defaultValue
     public var gainContextBlocks = Spec.gainContextBlocks.defaultValue
     public var analysisWindows = Spec.analysisWindows.defaultValue
-    public var analysisWindowSeconds = Spec.analysisWindowSeconds.defaultValue
+    public var analysisWindowS = Spec.analysisWindowS.defaultValue
     public var minConfidence = Spec.minConfidence.defaultValue
 
     public init() {}
@@ -65,10 +65,10 @@ public struct SplitConfiguration: Sendable {
     public func validated() throws(AudioError) -> SplitConfiguration {
         do {
             try Spec.maxLagSamples.check(maxLagSamples)
-            try Spec.gainBlockSeconds.check(gainBlockSeconds)
+            try Spec.gainBlockS.check(gainBlockS)
             try Spec.gainContextBlocks.check(gainContextBlocks)
             try Spec.analysisWindows.check(analysisWindows)
-            try Spec.analysisWindowSeconds.check(analysisWindowSeconds)
+            try Spec.analysisWindowS.check(analysisWindowS)
             try Spec.minConfidence.check(minConfidence)
         } catch { throw .invalidParameter(error) }
         if case let .channels(o, a) = layout, o < 0 || a < 0 || o == a {

@@ -24,7 +24,7 @@ public enum SplitReport {
             ("accompaniment", path(outputs.accompaniment)),
             ("vocals", path(outputs.vocals)),
             ("report", .string(reportPath)),
-            ("truncated_at_s", result.truncation.map { rounded($0.decodedSeconds, 1000) } ?? .null),
+            ("truncated_at_s", result.truncation.map { rounded($0.decodedS, 1000) } ?? .null),
         ])
     }
 

@@ -2,16 +2,28 @@ import KTVCore
 
 /// Options for reading lyric files.
 public struct LyricsParseOptions: Sendable {
+    public enum Spec {
+        public static let maxTextMb = Parameter<Int>("maxTextMb", unit: "MiB", range: 1...4096, default: 64,
+            "Largest lyric text read (a decrypted KRC counts its plaintext); guards against decompression bombs.")
+        public static let all: [ParameterInfo] = [maxTextMb.info]
+    }
+
     /// How `[offset:N]` is applied (default: `effective = stamp − N`).
     public var offsetSign: OffsetSign
     /// Skip detection and read as this format.
     public var format: LyricFormat?
-    /// Largest lyric text read, in bytes; range 1...Int.max, default `defaultMaxTextBytes` (64 MiB).
-    /// Bounds the decrypted KRC plaintext (a decompression bomb stops here) and every other input.
+    /// Largest lyric text read, in bytes: `Spec.maxTextMb` MiB (`init(maxTextMb:)` checks it); any
+    /// positive byte count is accepted here, for exact ceilings. Bounds the decrypted KRC plaintext (a
+    /// decompression bomb stops here) and every other input.
     public var maxTextBytes: Int
 
     /// 64 MiB: about 100 times the largest real lyric file, far below what breaks a machine.
-    public static let defaultMaxTextBytes = 67_108_864
+    public static let defaultMaxTextBytes = Spec.maxTextMb.defaultValue * 1_048_576
+
+    /// Options whose text ceiling is `maxTextMb` MiB, checked against `Spec.maxTextMb`.
+    public init(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil, maxTextMb: Int) throws(ParameterError) {
+        self.init(offsetSign: offsetSign, format: format, maxTextBytes: try Spec.maxTextMb.check(maxTextMb) * 1_048_576)
+    }
 
     public init(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil,
                 maxTextBytes: Int = LyricsParseOptions.defaultMaxTextBytes) {

@@ -8,7 +8,7 @@ import KTVAudio
 // is the recording latency. Pass 2 subtracts the predicted echo (an FIR of `filterMs` from just before
 // the first arrival) and tracks the residual; frames whose residual is not clearly above what is left
 // of the echo count as accompaniment-only. Both passes stream; pass 1 keeps at most
-// `estimationSeconds` of spectra, so an hour-long take needs no more memory than a short one.
+// `estimationS` of spectra, so an hour-long take needs no more memory than a short one.
 
 /// Settings of the canceller. Every number is declared once in `Spec` (unit, range, default).
 public struct CancellerConfiguration: Sendable, Equatable {
@@ -25,10 +25,10 @@ public struct CancellerConfiguration: Sendable, Equatable {
             "λ of the deconvolution, relative to the accompaniment's mean power spectrum.")
         public static let reweightingIterations = Parameter<Int>("reweightingIterations", unit: "iterations", range: 0...10, default: 4,
             "Reweighting passes of the robust fit (0 = plain least squares).")
-        public static let estimationSeconds = Parameter<Double>("estimationSeconds", unit: "s", range: 5...3600, default: 180,
+        public static let estimationS = Parameter<Double>("estimationS", unit: "s", range: 5...3600, default: 180,
             "Seconds of the take, from its start, the echo path is fitted on.")
         public static let all: [ParameterInfo] = [minLatencyMs.info, maxLatencyMs.info, filterMs.info, preDelayMs.info,
-                                                  regularization.info, reweightingIterations.info, estimationSeconds.info]
+                                                  regularization.info, reweightingIterations.info, estimationS.info]
     }
 
     public var minLatencyMs = Spec.minLatencyMs.defaultValue
@@ -37,7 +37,7 @@ public struct CancellerConfiguration: Sendable, Equatable {
     public var preDelayMs = Spec.preDelayMs.defaultValue
     public var regularization = Spec.regularization.defaultValue
     public var reweightingIterations = Spec.reweightingIterations.defaultValue
-    public var estimationSeconds = Spec.estimationSeconds.defaultValue
+    public var estimationS = Spec.estimationS.defaultValue
 
     public init() {}
 
@@ -48,7 +48,7 @@ public struct CancellerConfiguration: Sendable, Equatable {
             try Spec.filterMs.check(filterMs)
             try Spec.preDelayMs.check(preDelayMs)
             try Spec.reweightingIterations.check(reweightingIterations)
-            try Spec.estimationSeconds.check(estimationSeconds)
+            try Spec.estimationS.check(estimationS)
             try Spec.regularization.check(regularization)
         } catch { throw PitchError(error) }
         guard minLatencyMs < maxLatencyMs else {
@@ -131,7 +131,7 @@ final class LockstepReader {
 /// bin) is weighted by the inverse of its residual power |T − H·A|², so the bins the voice dominates
 /// stop counting, wherever they are. λ (relative to the mean of |A|²) keeps bands the backing barely
 /// uses from being divided by almost nothing. Frames: Hann, 50 % overlap, long enough for latency +
-/// path; the first `estimationSeconds` of the take are kept for the iterations (a room does not change).
+/// path; the first `estimationS` of the take are kept for the iterations (a room does not change).
 public final class EchoPathEstimator {
     public let configuration: CancellerConfiguration
     public let rateHz: Double
@@ -157,12 +157,12 @@ public final class EchoPathEstimator {
         hop = size / 2
         fft = RealFFT(size: size)
         window = RealFFT.hannWindow(size: size)
-        maxFrames = max(1, Int(c.estimationSeconds * rateHz) / hop)
+        maxFrames = max(1, Int(c.estimationS * rateHz) / hop)
         ft = [Float](repeating: 0, count: size)
         fa = [Float](repeating: 0, count: size)
     }
 
-    /// True once `estimationSeconds` have been collected: further blocks are ignored.
+    /// True once `estimationS` have been collected: further blocks are ignored.
     public var isFull: Bool { takeSpectra.count >= maxFrames }
 
     /// Feeds the next blocks of the take and of the accompaniment (the accompaniment is taken as 0
@@ -329,7 +329,7 @@ enum AccompanimentCanceller {
     static func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String,
                       configuration: CancellerConfiguration = CancellerConfiguration()) throws -> PitchTrack {
         let rate = tracker.configuration.analysisRateHz
-        // Pass 1: the echo path from the first `estimationSeconds`.
+        // Pass 1: the echo path from the first `estimationS`.
         let estimator = try EchoPathEstimator(configuration: configuration, rateHz: rate)
         let first = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
         while !estimator.isFull {
@@ -354,7 +354,7 @@ enum AccompanimentCanceller {
         var result = try session.finish()
         // The track covers the take's own duration.
         result.durationS = Double(reader.takeFrames) / reader.take.info.sampleRate
-        result.frames = Array(result.frames.prefix(Int((result.durationS / result.hopS).rounded(.down)) + 1))
+        result.keepFirst(Int((result.durationS / result.hopS).rounded(.down)) + 1)
         result.latencyMs = path.latencyMs
         result.accompanimentGain = path.gain
         result.truncations = [reader.take.truncation, reader.acc.truncation].compactMap { $0 }
@@ -432,7 +432,7 @@ extension PitchTracker {
         try session.feed(residual, echo: echo)
         var result = try session.finish()
         result.durationS = Double(take.count) / takeRate
-        result.frames = Array(result.frames.prefix(Int((result.durationS / result.hopS).rounded(.down)) + 1))
+        result.keepFirst(Int((result.durationS / result.hopS).rounded(.down)) + 1)
         result.latencyMs = path.latencyMs
         result.accompanimentGain = path.gain
         return result

@@ -59,7 +59,7 @@ public enum LyricTimingCheck {
                 for w in line.words where !isBlank(w.text) { spans.append(SungSpan(startMs: w.startMs, endMs: w.endMs, group: i)) }
             }
         }
-        let a = try VoicingAlignment.align(spans: spans, voiced: track.frames.map { $0.f0Hz != nil }, hopMs: track.hopS * 1000,
+        let a = try VoicingAlignment.align(spans: spans, voiced: track.contour.f0Hz.map { $0 != nil }, hopMs: track.hopS * 1000,
                                            configuration: alignment)
         let shift = Int(a.bestShiftMs.rounded())
         // The tag that moves every time by `shift` under the reading convention in force.

@@ -13,7 +13,7 @@ public struct MelodyEvaluation: Sendable {
     public var extra: [(cents: Double, rpa: Double, rca: Double)]
 
     /// Aligns and scores `estimate` against `reference` (mir_eval.melody.evaluate's steps).
-    public static func evaluate(reference: MelodySeries, estimate: MelodySeries, referenceName: String, estimateName: String,
+    public static func evaluate(reference: PitchContour, estimate: PitchContour, referenceName: String, estimateName: String,
                                 configuration: MelodyMetricsConfiguration = MelodyMetricsConfiguration(),
                                 extraToleranceCents: [Double] = [25, 10]) throws(PitchError) -> MelodyEvaluation {
         let config = try configuration.validated()

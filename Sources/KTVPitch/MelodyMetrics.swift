@@ -14,50 +14,6 @@ import KTVCore
 //   J. Salamon, E. Gómez, D. P. W. Ellis, G. Richard, "Melody extraction from polyphonic music
 //   signals", IEEE Signal Processing Magazine 31(2), 2014: the MIREX definitions of the measures.
 
-/// A melody (f0) time series: frame times in seconds and f0 in Hz, with mir_eval's conventions.
-///
-/// - `f0 > 0`: a voiced frame at that pitch.
-/// - `f0 == 0`: an unvoiced frame with no pitch.
-/// - `f0 < 0`: an unvoiced frame whose pitch guess is `|f0|` (an estimator that is not sure a
-///   voice is present can still offer a pitch; raw pitch and chroma accuracy score the guess).
-public struct MelodySeries: Sendable, Equatable {
-    public var timesSeconds: [Double]
-    public var frequenciesHz: [Double]
-
-    public init(timesSeconds: [Double], frequenciesHz: [Double]) {
-        self.timesSeconds = timesSeconds
-        self.frequenciesHz = frequenciesHz
-    }
-
-    public var count: Int { timesSeconds.count }
-
-    /// Checks the series can be scored: at least one sample, as many times as frequencies, every
-    /// value finite, times ≥ 0 and strictly increasing. `name` prefixes the messages.
-    public func validated(name: String = "series") throws(PitchError) -> MelodySeries {
-        guard timesSeconds.count == frequenciesHz.count else {
-            throw .invalidParameter(name: "\(name).frequenciesHz.count", value: String(frequenciesHz.count),
-                                    allowed: "the number of times (\(timesSeconds.count))")
-        }
-        guard !timesSeconds.isEmpty else {
-            throw .invalidParameter(name: "\(name).count", value: "0", allowed: "at least one sample")
-        }
-        for (i, t) in timesSeconds.enumerated() {
-            guard t.isFinite, t >= 0 else {
-                throw .invalidParameter(name: "\(name).timesSeconds[\(i)]", value: String(t), allowed: "finite and ≥ 0")
-            }
-            if i > 0, !(t > timesSeconds[i - 1]) {
-                throw .invalidParameter(name: "\(name).timesSeconds[\(i)]", value: String(t),
-                                        allowed: "greater than the previous time (\(timesSeconds[i - 1]))")
-            }
-        }
-        for (i, f) in frequenciesHz.enumerated() where !f.isFinite {
-            throw .invalidParameter(name: "\(name).frequenciesHz[\(i)]", value: String(f),
-                                    allowed: "finite (0 or negative for an unvoiced frame)")
-        }
-        return self
-    }
-}
-
 /// Settings of a melody evaluation, declared once in `Spec`. Defaults are mir_eval's.
 public struct MelodyMetricsConfiguration: Sendable, Equatable {
     public enum Spec {
@@ -226,12 +182,8 @@ public struct AlignedMelody: Sendable, Equatable {
             absCents.append(abs(d))
             if abs(pow(2, d / 1200) - 1) > configuration.grossErrorFraction { gross += 1 }
         }
-        var median: Double?
-        if !absCents.isEmpty {
-            absCents.sort()
-            let m = absCents.count / 2
-            median = absCents.count % 2 == 1 ? absCents[m] : (absCents[m - 1] + absCents[m]) / 2
-        }
+        absCents.sort()
+        let median = Stats.median(absCents)
         let tol = configuration.toleranceCents
         return MelodyScores(
             toleranceCents: tol,
@@ -265,26 +217,28 @@ public struct AlignedMelody: Sendable, Equatable {
 /// Then VR, VFA, RPA, RCA and OA as defined on `AlignedMelody` (tolerance strict: `<`).
 public enum MelodyMetrics {
     /// Aligns and scores in one call.
-    public static func evaluate(reference: MelodySeries, estimate: MelodySeries,
+    public static func evaluate(reference: PitchContour, estimate: PitchContour,
                                 configuration: MelodyMetricsConfiguration = MelodyMetricsConfiguration()) throws(PitchError) -> MelodyScores {
         let config = try configuration.validated()
         return try align(reference: reference, estimate: estimate, baseFrequencyHz: config.baseFrequencyHz).scores(config)
     }
 
     /// Steps 1-5 above: both series as cents and voicing on the reference grid.
-    public static func align(reference: MelodySeries, estimate: MelodySeries, baseFrequencyHz: Double = 10) throws(PitchError) -> AlignedMelody {
+    public static func align(reference: PitchContour, estimate: PitchContour, baseFrequencyHz: Double = 10) throws(PitchError) -> AlignedMelody {
         guard baseFrequencyHz.isFinite, baseFrequencyHz > 0 else {
             throw .invalidParameter(name: "baseFrequencyHz", value: String(baseFrequencyHz), allowed: "greater than 0")
         }
-        let ref = startingAtZero(try reference.validated(name: "reference"))
-        let est = startingAtZero(try estimate.validated(name: "estimate"))
-        let refCents = ref.frequenciesHz.map { cents(frequencyHz: $0, baseFrequencyHz: baseFrequencyHz) }
-        // Zero, negative (an unvoiced guess) and non-normal values (subnormals have no usable log) are unvoiced.
-        let refVoiced = ref.frequenciesHz.map { $0.isNormal && $0 > 0 }
-        let estCents = est.frequenciesHz.map { cents(frequencyHz: $0, baseFrequencyHz: baseFrequencyHz) }
-        let estVoiced = est.frequenciesHz.map { $0.isNormal && $0 > 0 }
-        var (c, v) = try resample(timesSeconds: est.timesSeconds, cents: estCents, voiced: estVoiced,
-                                  onto: ref.timesSeconds)
+        let ref: PitchContour, est: PitchContour
+        do {
+            ref = startingAtZero(try reference.validated(name: "reference"))
+            est = startingAtZero(try estimate.validated(name: "estimate"))
+        } catch { throw PitchError(error) }
+        let refCents = ref.f0Hz.indices.map { cents(offeredHz: ref.offeredHz($0), baseFrequencyHz: baseFrequencyHz) }
+        let refVoiced = ref.f0Hz.map { $0 != nil }
+        let estCents = est.f0Hz.indices.map { cents(offeredHz: est.offeredHz($0), baseFrequencyHz: baseFrequencyHz) }
+        let estVoiced = est.f0Hz.map { $0 != nil }
+        var (c, v) = try resample(timesS: est.timesS, cents: estCents, voiced: estVoiced,
+                                  onto: ref.timesS)
         let n = refCents.count
         if c.count < n {
             c += [Double](repeating: 0, count: n - c.count)
@@ -296,9 +250,15 @@ public enum MelodyMetrics {
         return AlignedMelody(referenceVoiced: refVoiced, referenceCents: refCents, estimateVoiced: v, estimateCents: c)
     }
 
-    /// 1200·log2(|f| / base), and 0 (no pitch) for f = 0 and for non-normal f (subnormal, infinite, NaN).
+    /// 1200·log2(|f| / base), and 0 (no pitch) for f = 0 and for non-normal f (subnormal, infinite, NaN):
+    /// mir_eval's conversion of a signed value.
     public static func cents(frequencyHz: Double, baseFrequencyHz: Double = 10) -> Double {
         frequencyHz.isNormal ? 1200 * log2(abs(frequencyHz) / baseFrequencyHz) : 0
+    }
+
+    /// 1200·log2(f / base), and 0 (mir_eval's "no pitch") when no pitch is offered.
+    static func cents(offeredHz: Double?, baseFrequencyHz: Double) -> Double {
+        offeredHz.map { 1200 * log2($0 / baseFrequencyHz) } ?? 0
     }
 
     /// Rounds to 10 decimals the way NumPy's `round` does: scale, round half to even, unscale.
@@ -307,9 +267,10 @@ public enum MelodyMetrics {
     }
 
     /// Step 1: a sample at t = 0 repeating the first frequency when the series starts later.
-    static func startingAtZero(_ s: MelodySeries) -> MelodySeries {
-        guard let first = s.timesSeconds.first, first > 0 else { return s }
-        return MelodySeries(timesSeconds: [0] + s.timesSeconds, frequenciesHz: [s.frequenciesHz[0]] + s.frequenciesHz)
+    static func startingAtZero(_ s: PitchContour) -> PitchContour {
+        guard let first = s.timesS.first, first > 0 else { return s }
+        return PitchContour(timesS: [0] + s.timesS, f0Hz: [s.f0Hz[0]] + s.f0Hz,
+                            unvoicedGuessHz: s.unvoicedGuessHz.isEmpty ? [] : [s.unvoicedGuessHz[0]] + s.unvoicedGuessHz)
     }
 
     /// NumPy's `allclose` (rtol 1e-5, atol 1e-8, relative to `b`).
@@ -318,11 +279,11 @@ public enum MelodyMetrics {
     }
 
     /// Step 4: a pitch series (cents, 0 = no pitch) and binary voicing resampled onto `grid`.
-    static func resample(timesSeconds: [Double], cents: [Double], voiced: [Bool],
+    static func resample(timesS: [Double], cents: [Double], voiced: [Bool],
                          onto grid: [Double]) throws(PitchError) -> (cents: [Double], voiced: [Bool]) {
-        if timesSeconds.count == grid.count, allClose(timesSeconds, grid) { return (cents, voiced) }
+        if timesS.count == grid.count, allClose(timesS, grid) { return (cents, voiced) }
         guard !grid.isEmpty else { return ([], []) }
-        var times = timesSeconds.map(roundedTo10Decimals)
+        var times = timesS.map(roundedTo10Decimals)
         let newTimes = grid.map(roundedTo10Decimals)
         var values = cents
         var voicing = voiced
@@ -333,7 +294,7 @@ public enum MelodyMetrics {
             voicing.append(false)
         }
         for i in 1..<max(1, times.count) where !(times[i] > times[i - 1]) {
-            throw .invalidParameter(name: "estimate time", value: String(timesSeconds[min(i, timesSeconds.count - 1)]),
+            throw .invalidParameter(name: "estimate time", value: String(timesS[min(i, timesS.count - 1)]),
                                     allowed: "at least 1e-10 s after the previous time (times are rounded to 10 decimals)")
         }
         // Zeros replaced by the last pitch before them, so interpolation never slides towards 0 Hz.

@@ -160,8 +160,7 @@ public final class PitchSession: @unchecked Sendable {
         let lastFrame = Int((durationS / hopS).rounded(.down))
         analyzeAvailable(final: true, lastFrame: lastFrame)
         // Energy floor: relative to the loud level (95th percentile of frame RMS), and absolute.
-        let sorted = table.rms.sorted()
-        let loud = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        let loud = Stats.upperOrderStatistic(table.rms.sorted(), 0.95) ?? 0
         let c = tracker.configuration
         let floor = max(Double(loud) * pow(10, c.energyFloorDb / 20), pow(10, c.absoluteFloorDbfs / 20))
         var quiet = table.rms.map { Double($0) < floor }

@@ -1,6 +1,6 @@
 import KTVCore
 
-/// Reads pitch-track files (references and estimates) into a `MelodySeries`.
+/// Reads pitch-track files (references and estimates) into a `PitchContour`.
 ///
 /// Text: one frame per row, `time,f0` (CSV, with or without a header row such as `time,f0`) or
 /// `time f0` (spaces or tabs), time in seconds, f0 in Hz; rows starting with `#` and blank rows are
@@ -16,13 +16,13 @@ import KTVCore
 public enum PitchTrackFile {
     /// Reads and parses a file. Throws `FileIOError` when it cannot be read, `PitchError` when
     /// its content is not a pitch track.
-    public static func read(path: String) throws -> MelodySeries {
+    public static func read(path: String) throws -> PitchContour {
         let bytes = try FileIO.read(path)
         return try parse(bytes, path: path)
     }
 
     /// Parses the bytes of a pitch-track file; `path` names the file in error messages.
-    public static func parse(_ bytes: [UInt8], path: String) throws(PitchError) -> MelodySeries {
+    public static func parse(_ bytes: [UInt8], path: String) throws(PitchError) -> PitchContour {
         let text: [UInt8]
         do { text = try TextDecoder.decode(bytes).utf8 } catch {
             throw .badTrackFile(path: path, line: nil, detail: "\(error)")
@@ -37,7 +37,7 @@ public enum PitchTrackFile {
 
     private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0B || b == 0x0C }
 
-    private static func parseText(_ text: [UInt8], path: String) throws(PitchError) -> MelodySeries {
+    private static func parseText(_ text: [UInt8], path: String) throws(PitchError) -> PitchContour {
         var times: [Double] = []
         var freqs: [Double] = []
         var previousTime: (text: String, line: Int)?
@@ -106,7 +106,7 @@ public enum PitchTrackFile {
         guard !times.isEmpty else {
             throw .badTrackFile(path: path, line: nil, detail: "no frames; expected rows of `time,f0` or `time f0` (seconds, Hz)")
         }
-        return MelodySeries(timesSeconds: times, frequenciesHz: freqs)
+        return PitchContour(timesS: times, signedHz: freqs)
     }
 
     /// A first row whose fields are all names (start with a letter), such as `time,f0`.
@@ -162,7 +162,7 @@ public enum PitchTrackFile {
 
     // MARK: - JSON
 
-    private static func parseJSON(_ text: [UInt8], path: String) throws(PitchError) -> MelodySeries {
+    private static func parseJSON(_ text: [UInt8], path: String) throws(PitchError) -> PitchContour {
         var parser = PitchTrackJSON(bytes: text)
         let root: PitchTrackJSON.Node
         do { root = try parser.document() } catch {
@@ -216,7 +216,7 @@ public enum PitchTrackFile {
         guard !times.isEmpty else {
             throw .badTrackFile(path: path, line: framesNode.line, detail: "`frames` is empty")
         }
-        return MelodySeries(timesSeconds: times, frequenciesHz: freqs)
+        return PitchContour(timesS: times, signedHz: freqs)
     }
 }
 

@@ -20,13 +20,14 @@ public enum PitchTrackWriter {
     /// `time_s,f0_hz,confidence`, f0 0 when unvoiced.
     public static func csv(_ t: PitchTrack) -> String {
         var out: [UInt8] = Array("time_s,f0_hz,confidence\n".utf8)
-        out.reserveCapacity(t.frames.count * 24 + 32)
-        for f in t.frames {
-            appendFixed3(f.timeS, to: &out)
+        out.reserveCapacity(t.contour.count * 24 + 32)
+        let c = t.contour
+        for k in c.timesS.indices {
+            appendFixed3(c.timesS[k], to: &out)
             out.append(UInt8(ascii: ","))
-            appendFixed3(f.f0Hz ?? 0, to: &out)
+            appendFixed3(c.f0Hz[k] ?? 0, to: &out)
             out.append(UInt8(ascii: ","))
-            appendFixed3(f.confidence, to: &out)
+            appendFixed3(t.confidence[k], to: &out)
             out.append(UInt8(ascii: "\n"))
         }
         return String(decoding: out, as: UTF8.self)
@@ -43,11 +44,11 @@ public enum PitchTrackWriter {
                 ("hop_ms", .double(c.hopMs)), ("min_hz", .double(c.minHz)), ("max_hz", .double(c.maxHz)),
                 ("analysis_rate_hz", .double(c.analysisRateHz)), ("energy_floor_db", .double(c.energyFloorDb)),
             ])),
-            ("frames", .array(t.frames.map { f in
+            ("frames", .array(t.contour.timesS.indices.map { k in
                 .object([
-                    ("time_s", .double((f.timeS * 1e6).rounded() / 1e6)),
-                    ("f0_hz", f.f0Hz.map { .double(($0 * 1000).rounded() / 1000) } ?? .null),
-                    ("confidence", .double((f.confidence * 1000).rounded() / 1000)),
+                    ("time_s", .double((t.contour.timesS[k] * 1e6).rounded() / 1e6)),
+                    ("f0_hz", t.contour.f0Hz[k].map { .double(($0 * 1000).rounded() / 1000) } ?? .null),
+                    ("confidence", .double((t.confidence[k] * 1000).rounded() / 1000)),
                 ])
             })),
         ])
@@ -61,8 +62,8 @@ public enum PitchTrackWriter {
         int32(1)
         int32(Int32((t.hopS * 1000).rounded()))
         int32(0)
-        for f in t.frames {
-            withUnsafeBytes(of: (f.f0Hz ?? 0).bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        for f in t.contour.f0Hz {
+            withUnsafeBytes(of: (f ?? 0).bitPattern.littleEndian) { out.append(contentsOf: $0) }
         }
         return out
     }
@@ -72,13 +73,13 @@ public enum PitchTrackWriter {
     public static func agoraNotes(_ t: PitchTrack) -> JSONValue {
         var notes: [JSONValue] = []
         var k = 0
-        let frames = t.frames
+        let f0 = t.contour.f0Hz
         let hopMs = t.hopS * 1000
-        while k < frames.count {
-            guard let f = frames[k].f0Hz else { k += 1; continue }
+        while k < f0.count {
+            guard let f = f0[k] else { k += 1; continue }
             let note = (69 + 12 * log2(f / 440)).rounded()
             var j = k + 1
-            while j < frames.count, let g = frames[j].f0Hz, (69 + 12 * log2(g / 440)).rounded() == note { j += 1 }
+            while j < f0.count, let g = f0[j], (69 + 12 * log2(g / 440)).rounded() == note { j += 1 }
             if j - k >= 3 {
                 notes.append(.object([
                     ("pitch", .int(Int(note))),

@@ -65,7 +65,7 @@ public struct PitchConfiguration: Sendable, Equatable {
     }
 }
 
-/// One frame of a pitch track.
+/// One frame of a pitch track, as a value: sample `k` of the track's contour with its confidence.
 public struct PitchFrame: Sendable, Equatable {
     /// Centre of the frame in the input's timeline, seconds (k·hop).
     public var timeS: Double
@@ -76,7 +76,10 @@ public struct PitchFrame: Sendable, Equatable {
 }
 
 public struct PitchTrack: Sendable {
-    public var frames: [PitchFrame]
+    /// f0 per frame, frame k at k·hop; nil when unvoiced.
+    public var contour: PitchContour
+    /// Per frame: the probability that it is voiced (0…1), from the YIN dips.
+    public var confidence: [Double]
     public var hopS: Double
     public var configuration: PitchConfiguration
     /// Duration of the input, seconds.
@@ -86,6 +89,36 @@ public struct PitchTrack: Sendable {
     public var accompanimentGain: Double?
     /// Inputs (the take, the accompaniment) that stopped decoding early; the track covers what was decoded.
     public var truncations: [AudioTruncation] = []
+
+    public init(contour: PitchContour, confidence: [Double], hopS: Double, configuration: PitchConfiguration, durationS: Double,
+                latencyMs: Double? = nil, accompanimentGain: Double? = nil) {
+        self.contour = contour
+        self.confidence = confidence
+        self.hopS = hopS
+        self.configuration = configuration
+        self.durationS = durationS
+        self.latencyMs = latencyMs
+        self.accompanimentGain = accompanimentGain
+    }
+
+    public init(frames: [PitchFrame], hopS: Double, configuration: PitchConfiguration, durationS: Double,
+                latencyMs: Double? = nil, accompanimentGain: Double? = nil) {
+        self.init(contour: PitchContour(timesS: frames.map(\.timeS), f0Hz: frames.map(\.f0Hz)),
+                  confidence: frames.map(\.confidence), hopS: hopS, configuration: configuration, durationS: durationS,
+                  latencyMs: latencyMs, accompanimentGain: accompanimentGain)
+    }
+
+    /// The frames as values; the track itself keeps a contour and a confidence per frame.
+    public var frames: [PitchFrame] {
+        contour.timesS.indices.map { PitchFrame(timeS: contour.timesS[$0], f0Hz: contour.f0Hz[$0], confidence: confidence[$0]) }
+    }
+
+    /// Keeps the first `n` frames.
+    mutating func keepFirst(_ n: Int) {
+        guard n < contour.count else { return }
+        contour = contour[0..<max(0, n)]
+        confidence.removeLast(confidence.count - max(0, n))
+    }
 }
 
 /// Which channel of the input to track.

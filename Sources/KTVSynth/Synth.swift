@@ -36,7 +36,7 @@ public struct VoiceSynthesizer: Sendable {
     public var rolloff: Double = 1.2
     public var amplitude: Float = 0.1
     /// Glide between adjacent notes of a phrase, in seconds.
-    public var glideSeconds: Double = 0.04
+    public var glideS: Double = 0.04
 
     public init() {}
 
@@ -74,8 +74,8 @@ public struct VoiceSynthesizer: Sendable {
             for k in s..<e {
                 let t = Double(k) / sampleRate
                 var midi = note.midi
-                if let p = prev, glideSeconds > 0, t - note.start < glideSeconds {
-                    midi = p + (note.midi - p) * (t - note.start) / glideSeconds
+                if let p = prev, glideS > 0, t - note.start < glideS {
+                    midi = p + (note.midi - p) * (t - note.start) / glideS
                 }
                 let cents = vibratoCents * sin(2 * .pi * vibratoHz * t + vibPhase0)
                 let hz = 440 * pow(2, (midi - 69) / 12 + cents / 1200)

@@ -13,16 +13,15 @@ struct LyricsCommand: ParsableCommand {
 
 /// The ceiling on lyric text, shared by every command that reads lyrics and by `decrypt`.
 struct TextLimitOptions: ParsableArguments {
-    @Option(help: "Refuse lyric text larger than this many MB, 1-4096 (a decrypted KRC counts its plaintext): guards against decompression bombs.")
-    var maxTextMb: Int = 64
+    @Option(help: ArgumentHelp(LyricsParseOptions.Spec.maxTextMb.help))
+    var maxTextMb = LyricsParseOptions.Spec.maxTextMb.defaultValue
 
-    func validate() throws {
-        guard (1...4096).contains(maxTextMb) else {
-            throw ValidationError("--max-text-mb must be 1-4096 (MB), not \(maxTextMb)")
-        }
+    func validate() throws { _ = try options() }
+
+    func options(offsetSign: OffsetSign = .subtract, format: LyricFormat? = nil) throws -> LyricsParseOptions {
+        do { return try LyricsParseOptions(offsetSign: offsetSign, format: format, maxTextMb: maxTextMb) } catch { throw usageError(error) }
     }
 
-    var bytes: Int { maxTextMb * 1_048_576 }
 }
 
 /// Options every command that reads lyrics shares.
@@ -35,9 +34,7 @@ struct ReadOptions: ParsableArguments {
 
     @OptionGroup var limit: TextLimitOptions
 
-    var parseOptions: LyricsParseOptions {
-        LyricsParseOptions(offsetSign: offsetSign, format: format, maxTextBytes: limit.bytes)
-    }
+    func parseOptions() throws -> LyricsParseOptions { try limit.options(offsetSign: offsetSign, format: format) }
 }
 
 extension LyricsCommand {
@@ -63,7 +60,7 @@ extension LyricsCommand {
         var output: String?
 
         func run() throws {
-            let parsed = try readLyrics(file, options: read.parseOptions)
+            let parsed = try readLyrics(file, options: try read.parseOptions())
             try reportParseFindings(parsed, path: file, lenient: lenient)
             // Streamed: the model's JSON is several times the size of the file.
             try emitStreaming(to: output) { put in
@@ -88,9 +85,10 @@ extension LyricsCommand {
         var output: String?
 
         func run() throws {
-            let bytes = try readLyricBytes(file, maxTextBytes: limit.bytes)
+            let maxTextBytes = try limit.options().maxTextBytes
+            let bytes = try readLyricBytes(file, maxTextBytes: maxTextBytes)
             let plain: [UInt8]
-            do { plain = try KRCContainer.decrypt(bytes, maxTextBytes: limit.bytes) } catch {
+            do { plain = try KRCContainer.decrypt(bytes, maxTextBytes: maxTextBytes) } catch {
                 printError("ktv: \(describe(error, path: file))")
                 throw ExitCode(KTVExitCode.dataError)
             }
@@ -130,7 +128,7 @@ extension LyricsCommand {
         }
 
         func run() throws {
-            let parsed = try readLyrics(file, options: read.parseOptions)
+            let parsed = try readLyrics(file, options: try read.parseOptions())
             try reportParseFindings(parsed, path: file, lenient: lenient)
             let written: WrittenLyrics
             do {

@@ -63,7 +63,7 @@ struct PitchEvalCommand: ParsableCommand {
     }
 
     /// Reads and parses one track: unreadable → 74, not a pitch track → 65, messages name the file.
-    private func readTrack(_ path: String) throws -> MelodySeries {
+    private func readTrack(_ path: String) throws -> PitchContour {
         let bytes = try readInput(path)
         do {
             return try PitchTrackFile.parse(bytes, path: displayName(path))

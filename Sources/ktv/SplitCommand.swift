@@ -62,8 +62,9 @@ struct SplitCommand: ParsableCommand {
     @Option(help: ArgumentHelp(SplitConfiguration.Spec.maxLagSamples.help))
     var maxLagSamples = SplitConfiguration.Spec.maxLagSamples.defaultValue
 
-    @Option(help: ArgumentHelp(SplitConfiguration.Spec.gainBlockSeconds.help))
-    var gainBlockSeconds = SplitConfiguration.Spec.gainBlockSeconds.defaultValue
+    // The flag keeps its spelled-out unit: `--gain-block-s` would read badly on a command line.
+    @Option(name: .customLong("gain-block-seconds"), help: ArgumentHelp(SplitConfiguration.Spec.gainBlockS.help))
+    var gainBlockS = SplitConfiguration.Spec.gainBlockS.defaultValue
 
     @Option(help: "Report: text or json.")
     var format: ReportFormat = .text
@@ -74,9 +75,9 @@ struct SplitCommand: ParsableCommand {
         var config = SplitConfiguration()
         config.layout = try parseSplitLayout(layout)
         config.maxLagSamples = maxLagSamples
-        config.gainBlockSeconds = gainBlockSeconds
+        config.gainBlockS = gainBlockS
         do { return try config.validated() } catch {
-            if case let .invalidParameter(p) = error { throw usageError(p) }
+            if case let .invalidParameter(p) = error { throw usageError(p, flags: ["gainBlockS": "--gain-block-seconds"]) }
             throw ValidationError("\(error)")
         }
     }

@@ -64,7 +64,7 @@ extension LyricsCommand {
             var results: [FileFindings]
             if let audio, let first = files.first {
                 // The lyric file is parsed once: its model feeds the audio check too.
-                let (findings, parsed) = LyricsBatch.readOne(first, options: read.parseOptions)
+                let (findings, parsed) = LyricsBatch.readOne(first, options: try read.parseOptions())
                 var checked = findings
                 if let parsed {
                     var alignment = AlignmentConfiguration()
@@ -78,9 +78,9 @@ extension LyricsCommand {
                         throw audioFailure(error)
                     }
                 }
-                results = [checked] + LyricsBatch.validate(Array(files.dropFirst()), options: read.parseOptions)
+                results = [checked] + LyricsBatch.validate(Array(files.dropFirst()), options: try read.parseOptions())
             } else {
-                results = LyricsBatch.validate(files, options: read.parseOptions)
+                results = LyricsBatch.validate(files, options: try read.parseOptions())
             }
             // The library names the limit; how to raise it is the command line's to say.
             for i in results.indices {

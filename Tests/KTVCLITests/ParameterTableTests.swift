@@ -2,17 +2,21 @@ import Foundation
 import Testing
 import KTVAudio
 import KTVCore
+import KTVLyrics
 import KTVPitch
+import KTVSync
 
 /// The README's parameter tables are rendered from the libraries' declarations (`Spec.all`), so a
 /// setting is declared once. Run with KTV_UPDATE_README=1 to rewrite the tables after changing a spec.
 @Suite struct ParameterTableTests {
     static let tables: [(marker: String, parameters: [ParameterInfo])] = [
+        ("lyrics", LyricsParseOptions.Spec.all),
         ("split", SplitConfiguration.Spec.all),
         ("pitch", PitchConfiguration.Spec.all),
         ("canceller", CancellerConfiguration.Spec.all),
         ("alignment", AlignmentConfiguration.Spec.all),
         ("melody-metrics", MelodyMetricsConfiguration.Spec.all),
+        ("replay", ReplayConfiguration.Spec.all),
     ]
 
     @Test func readmeTablesMatchTheDeclarations() throws {

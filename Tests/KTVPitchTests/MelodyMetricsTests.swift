@@ -6,8 +6,8 @@ import Testing
 /// Cents re 10 Hz, as the metrics compute them.
 private func c(_ hz: Double) -> Double { MelodyMetrics.cents(frequencyHz: hz) }
 
-private func series(_ t: [Double], _ f: [Double]) -> MelodySeries {
-    MelodySeries(timesSeconds: t, frequenciesHz: f)
+private func series(_ t: [Double], _ f: [Double]) -> PitchContour {
+    PitchContour(timesS: t, signedHz: f)
 }
 
 private func score(_ rt: [Double], _ rf: [Double], _ et: [Double], _ ef: [Double],
@@ -195,13 +195,13 @@ private func score(_ rt: [Double], _ rf: [Double], _ et: [Double], _ ef: [Double
         #expect(throws: PitchError.invalidParameter(name: "grossErrorFraction", value: "1.0", allowed: "(0, 1)")) {
             _ = try MelodyMetricsConfiguration(grossErrorFraction: 1).validated()
         }
-        #expect(throws: PitchError.invalidParameter(name: "estimate.timesSeconds[1]", value: "0.0", allowed: "greater than the previous time (0.0)")) {
+        #expect(throws: PitchError.invalidParameter(name: "estimate.timesS[1]", value: "0.0", allowed: "greater than the previous time (0.0)")) {
             _ = try score([0], [100], [0, 0], [100, 100])
         }
         #expect(throws: PitchError.invalidParameter(name: "reference.count", value: "0", allowed: "at least one sample")) {
             _ = try score([], [], [0], [100])
         }
-        #expect(throws: PitchError.invalidParameter(name: "reference.frequenciesHz[0]", value: "nan", allowed: "finite (0 or negative for an unvoiced frame)")) {
+        #expect(throws: PitchError.invalidParameter(name: "reference.f0Hz[0]", value: "nan", allowed: "finite and > 0 (nil for an unvoiced frame)")) {
             _ = try score([0], [.nan], [0], [100])
         }
     }
@@ -223,7 +223,7 @@ enum MelodyFixtures {
         .deletingLastPathComponent().appendingPathComponent("shared/pitch/mir_eval_melody_fixtures").path
     static var present: Bool { FileManager.default.fileExists(atPath: dir + "/output09.json") }
 
-    static func track(_ name: String) throws -> MelodySeries {
+    static func track(_ name: String) throws -> PitchContour {
         try PitchTrackFile.read(path: dir + "/" + name)
     }
 
@@ -297,7 +297,7 @@ struct MelodyMetricsMirEvalFixtureTests {
 
 /// Reading pitch-track files.
 @Suite struct MelodyMetricsTrackFileTests {
-    private func parse(_ text: String, _ path: String = "t.txt") throws(PitchError) -> MelodySeries {
+    private func parse(_ text: String, _ path: String = "t.txt") throws(PitchError) -> PitchContour {
         try PitchTrackFile.parse(Array(text.utf8), path: path)
     }
 

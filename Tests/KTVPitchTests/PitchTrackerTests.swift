@@ -36,18 +36,18 @@ private func interior(_ t: PitchTrack, margin: Double) -> [PitchFrame] {
 }
 
 /// The exact per-sample f0 sampled on the track's grid (0 = silent).
-private func truthSeries(_ f0: [Float], rate: Double, frames: Int, hopS: Double = 0.01) -> MelodySeries {
+private func truthSeries(_ f0: [Float], rate: Double, frames: Int, hopS: Double = 0.01) -> PitchContour {
     let times = (0..<frames).map { Double($0) * hopS }
     let hz = times.map { t -> Double in
         let i = Int((t * rate).rounded())
         return i < f0.count ? Double(f0[i]) : 0
     }
-    return MelodySeries(timesSeconds: times, frequenciesHz: hz)
+    return PitchContour(timesS: times, signedHz: hz)
 }
 
-private func estimateSeries(_ t: PitchTrack, shiftS: Double = 0) -> MelodySeries {
+private func estimateSeries(_ t: PitchTrack, shiftS: Double = 0) -> PitchContour {
     let frames = t.frames.filter { $0.timeS + shiftS >= 0 }
-    return MelodySeries(timesSeconds: frames.map { $0.timeS + shiftS }, frequenciesHz: frames.map { $0.f0Hz ?? 0 })
+    return PitchContour(timesS: frames.map { $0.timeS + shiftS }, f0Hz: frames.map(\.f0Hz))
 }
 
 private func scores(_ t: PitchTrack, truth f0: [Float], rate: Double, toleranceCents: Double = 50, shiftS: Double = 0) throws -> MelodyScores {
@@ -164,7 +164,7 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
     /// of it, or inside a glide) have no single right answer and are left out of the reference; on
     /// the rest the pitch must be right, never an octave off.
     @Test(arguments: [0.04, 0.0])
-    func octaveLeapsAreNotOctaveErrors(glideSeconds: Double) throws {
+    func octaveLeapsAreNotOctaveErrors(glideS: Double) throws {
         var notes: [SungNote] = []
         var t = 0.3
         for i in 0..<12 {
@@ -174,21 +174,21 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
         }
         var synth = VoiceSynthesizer()
         synth.vibratoCents = 20
-        synth.glideSeconds = glideSeconds
+        synth.glideS = glideS
         let v = synth.render(notes, seconds: t + 0.4, seed: 5)
         #expect(v.f0.allSatisfy { $0.isFinite })
         let track = try PitchTracker().track(samples: v.samples, sampleRate: v.sampleRate)
         let all = truthSeries(v.f0, rate: v.sampleRate, frames: track.frames.count)
-        let held = MelodySeries(timesSeconds: all.timesSeconds, frequenciesHz: zip(all.timesSeconds, all.frequenciesHz).map { time, hz in
+        let held = PitchContour(timesS: all.timesS, f0Hz: zip(all.timesS, all.f0Hz).map { time, hz in
             let nearChange = notes.contains { n in
                 let end = n.start + n.duration
-                return (time > n.start - 0.025 && time < n.start + glideSeconds + 0.025) || abs(time - end) < 0.025
+                return (time > n.start - 0.025 && time < n.start + glideS + 0.025) || abs(time - end) < 0.025
             }
-            return nearChange ? 0 : hz
+            return nearChange ? nil : hz
         })
         let sHeld = try MelodyMetrics.evaluate(reference: held, estimate: estimateSeries(track))
         let sAll = try MelodyMetrics.evaluate(reference: all, estimate: estimateSeries(track))
-        print("octave leaps, glide \(Int(glideSeconds * 1000)) ms: held frames \(sHeld.voicedReferenceFrames): RPA \(fmt(sHeld.rawPitchAccuracy, 4)), RCA \(fmt(sHeld.rawChromaAccuracy, 4)); all \(sAll.voicedReferenceFrames) frames: RPA \(fmt(sAll.rawPitchAccuracy, 4)), RCA \(fmt(sAll.rawChromaAccuracy, 4)), VR \(fmt(sAll.voicingRecall))")
+        print("octave leaps, glide \(Int(glideS * 1000)) ms: held frames \(sHeld.voicedReferenceFrames): RPA \(fmt(sHeld.rawPitchAccuracy, 4)), RCA \(fmt(sHeld.rawChromaAccuracy, 4)); all \(sAll.voicedReferenceFrames) frames: RPA \(fmt(sAll.rawPitchAccuracy, 4)), RCA \(fmt(sAll.rawChromaAccuracy, 4)), VR \(fmt(sAll.voicingRecall))")
         #expect(sHeld.voicedReferenceFrames >= 300)
         #expect(sHeld.rawChromaAccuracy == sHeld.rawPitchAccuracy)
         #expect(sHeld.rawPitchAccuracy >= 0.98)

@@ -16,7 +16,7 @@ public enum AudioTarget {
 
     public static func run(_ bytes: [UInt8]) -> String? {
         guard let reader = try? AudioReader(bytes: bytes, name: "fuzz") else { return nil }
-        guard reader.info.durationSeconds <= maxSeconds else { return nil }
+        guard reader.info.durationS <= maxSeconds else { return nil }
         var config = SplitConfiguration()
         if reader.info.channels > 2 { config.layout = .channels(original: 0, accompaniment: reader.info.channels - 1) }
         _ = try? DualMonoSplitter.analyze(reader: reader, configuration: config)

@@ -21,7 +21,7 @@ public enum PitchTrackTarget {
     }
 
     /// What `ktv pitch eval` does: align, score at 50 cents and at 25 and 10, render both reports.
-    static func eval(_ reference: MelodySeries, _ estimate: MelodySeries) {
+    static func eval(_ reference: PitchContour, _ estimate: PitchContour) {
         guard let evaluation = try? MelodyEvaluation.evaluate(reference: reference, estimate: estimate,
                                                               referenceName: "ref", estimateName: "est",
                                                               configuration: MelodyMetricsConfiguration()) else { return }
