@@ -31,6 +31,23 @@ public enum SplitLayout: Sendable, Equatable {
 
     public static let leftOriginal = SplitLayout.channels(original: 0, accompaniment: 1)
     public static let rightOriginal = SplitLayout.channels(original: 1, accompaniment: 0)
+
+    /// `auto`, `left-original`, `right-original`, or `O,A`: 1-based channel numbers of the original
+    /// and the accompaniment.
+    public init(parsing text: String) throws(ParameterError) {
+        switch text {
+        case "auto": self = .auto
+        case "left-original": self = .leftOriginal
+        case "right-original": self = .rightOriginal
+        default:
+            let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let o = parts[0], let a = parts[1], o >= 1, a >= 1, o != a else {
+                throw ParameterError(name: "layout", value: quoted(text),
+                                     allowed: "auto, left-original, right-original or O,A with two different 1-based channel numbers")
+            }
+            self = .channels(original: o - 1, accompaniment: a - 1)
+        }
+    }
 }
 
 /// Settings of `DualMonoSplitter`. Every number is declared once in `Spec` (unit, range, default).

@@ -87,6 +87,21 @@ public enum LyricTimingCheck {
         return Result(findings: result, truncations: truncations)
     }
 
+    /// `LyricsBatch.validate(files)` with the first file's timing also checked against `audio`: the
+    /// lyric file is parsed once, and its model feeds the audio check.
+    public static func validate(_ files: [String], options: LyricsParseOptions, audio: String, layout: SplitLayout,
+                                alignment: AlignmentConfiguration) throws -> (results: [FileFindings], truncations: [AudioTruncation]) {
+        guard let first = files.first else { return ([], []) }
+        let (findings, parsed) = LyricsBatch.readOne(first, options: options)
+        var checked = findings, truncations: [AudioTruncation] = []
+        if let parsed {
+            let r = try check(findings, parsed: parsed, audio: audio, layout: layout, alignment: alignment, offsetSign: options.offsetSign)
+            checked = r.findings
+            truncations = r.truncations
+        }
+        return ([checked] + LyricsBatch.validate(Array(files.dropFirst()), options: options), truncations)
+    }
+
     static func pct(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
 
     static func isBlank(_ s: String) -> Bool { s.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\u{3000}" } }

@@ -1,8 +1,40 @@
 import Foundation
 import KTVCore
 
+/// The file formats a pitch track is written in.
+public enum PitchTrackFormat: String, Sendable, CaseIterable {
+    /// `time_s,f0_hz,confidence`.
+    case csv
+    /// The track with its settings, latency and frames.
+    case json
+    /// Agora's binary pitch v1: a 10 ms float64 Hz contour.
+    case agoraBinary = "agora-bin"
+    /// Agora's `pitchDatas` note segments (MIDI note numbers).
+    case agoraNotes = "agora-json"
+
+    /// Checks a track made with frames of `hopMs` can be written in this format.
+    public func check(hopMs: Double) throws(ParameterError) {
+        if self == .agoraBinary && hopMs != 10 {
+            throw ParameterError(name: "hopMs", value: PitchTrackWriter.number(hopMs), allowed: "10 for \(rawValue) (a 10 ms contour)")
+        }
+    }
+
+    /// The track in this format; `input` names the recording in the JSON.
+    public func bytes(_ track: PitchTrack, input: String) -> [UInt8] {
+        switch self {
+        case .csv: return Array(PitchTrackWriter.csv(track).utf8)
+        case .json: return Array(PitchTrackWriter.json(track, input: input).serialized().utf8)
+        case .agoraBinary: return PitchTrackWriter.agoraBinary(track)
+        case .agoraNotes: return Array(PitchTrackWriter.agoraNotes(track).serialized().utf8)
+        }
+    }
+}
+
 /// Serializations of a pitch track.
 public enum PitchTrackWriter {
+    /// 10 → "10", 12.5 → "12.5".
+    static func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+
     /// `v` with three decimals, rounded half away from zero (integer arithmetic: `String(format:)`
     /// cost a fifth of a whole tracking run).
     static func appendFixed3(_ v: Double, to out: inout [UInt8]) {

@@ -126,6 +126,20 @@ public enum ChannelSelection: Sendable, Equatable {
     case mix
     /// 0-based channel index.
     case channel(Int)
+
+    /// `mix`, `left`, `right`, or a 1-based channel number (`3`).
+    public init(parsing text: String) throws(ParameterError) {
+        switch text {
+        case "mix": self = .mix
+        case "left": self = .channel(0)
+        case "right": self = .channel(1)
+        default:
+            guard let n = Int(text), n >= 1 else {
+                throw ParameterError(name: "channel", value: quoted(text), allowed: "left, right, mix or a 1-based channel number")
+            }
+            self = .channel(n - 1)
+        }
+    }
 }
 
 /// The pitch tracker: a reusable worker. YIN workers (FFT plans, buffers) are created once per
@@ -188,6 +202,12 @@ public final class PitchTracker {
     /// Tracks a take with the accompaniment's bleed cancelled first (see `AccompanimentCanceller`).
     public func track(path: String, channel: ChannelSelection = .mix, accompaniment: String) throws -> PitchTrack {
         try AccompanimentCanceller.track(tracker: self, take: path, channel: channel, accompaniment: accompaniment)
+    }
+
+    /// Tracks a file, with the accompaniment's bleed cancelled when one is given.
+    public func track(path: String, channel: ChannelSelection = .mix, accompaniment: String?) throws -> PitchTrack {
+        if let accompaniment { return try track(path: path, channel: channel, accompaniment: accompaniment) }
+        return try track(path: path, channel: channel)
     }
 
     static func select(_ block: [Float], frames: Int, channels n: Int, channel: ChannelSelection, into mono: inout [Float]) {

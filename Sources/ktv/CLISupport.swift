@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KTVAudio
 import KTVCore
 import KTVLyrics
 
@@ -111,4 +112,41 @@ func flagName(_ parameter: String, _ flags: [String: String] = [:]) -> String {
 /// A library configuration error, worded with the command's flags (exit 64).
 func usageError(_ error: ParameterError, flags: [String: String] = [:]) -> ValidationError {
     ValidationError(error.renamed(flagName(error.name, flags)).description)
+}
+
+/// Prints parse findings (warnings and errors) to standard error; stops with 65 on errors unless lenient.
+func reportParseFindings(_ parsed: ParsedLyrics, path: String, lenient: Bool) throws {
+    for d in parsed.diagnostics where d.severity >= .warning {
+        printError(DiagnosticReport.text(d, path: displayName(path)))
+    }
+    let errors = parsed.diagnostics.filter { $0.severity == .error }.count
+    if errors > 0 && !lenient {
+        printError("ktv: \(displayName(path)): \(errors) error(s); fix them, or pass --lenient to leave the bad lines out")
+        throw ExitCode(KTVExitCode.dataError)
+    }
+}
+
+/// `--layout`'s value (`auto`, `left-original`, `right-original` or `O,A`) as a layout.
+func splitLayout(_ text: String) throws -> SplitLayout {
+    do { return try SplitLayout(parsing: text) } catch { throw usageError(error) }
+}
+
+/// Exit code and message for an audio error: unreadable or unwritable files are I/O errors (74),
+/// audio that cannot be used is bad data (65).
+func audioFailure(_ error: AudioError) -> ExitCode {
+    printError("ktv: \(error)")
+    switch error {
+    case .unreadable, .cannotWrite: return ExitCode(KTVExitCode.ioError)
+    case .invalidArgument: return ExitCode(KTVExitCode.usage)
+    default: return ExitCode(KTVExitCode.dataError)
+    }
+}
+
+/// The library names the lyric text limit; how to raise it is the command line's to say.
+func mentionTextLimitFlag(_ results: inout [FileFindings]) {
+    for i in results.indices {
+        for j in results[i].diagnostics.indices where results[i].diagnostics[j].rule == LyricsBatch.tooLargeRule {
+            results[i].diagnostics[j].message += "; raise the limit with --max-text-mb N if the file is genuine"
+        }
+    }
 }

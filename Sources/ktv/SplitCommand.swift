@@ -5,32 +5,6 @@ import KTVCore
 
 extension AudioFileFormat: ExpressibleByArgument {}
 
-/// `auto`, `left-original`, `right-original` or `O,A` (1-based channel numbers).
-func parseSplitLayout(_ layout: String) throws -> SplitLayout {
-    switch layout {
-    case "auto": return .auto
-    case "left-original": return .leftOriginal
-    case "right-original": return .rightOriginal
-    default:
-        let parts = layout.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let o = parts[0], let a = parts[1], o >= 1, a >= 1, o != a else {
-            throw ValidationError("--layout must be auto, left-original, right-original or O,A with two different 1-based channel numbers, not `\(layout)`")
-        }
-        return .channels(original: o - 1, accompaniment: a - 1)
-    }
-}
-
-/// Exit code and message for an audio error: unreadable or unwritable files are I/O errors (74),
-/// audio that cannot be used is bad data (65).
-func audioFailure(_ error: AudioError) -> ExitCode {
-    printError("ktv: \(error)")
-    switch error {
-    case .unreadable, .cannotWrite: return ExitCode(KTVExitCode.ioError)
-    case .invalidArgument: return ExitCode(KTVExitCode.usage)
-    default: return ExitCode(KTVExitCode.dataError)
-    }
-}
-
 struct SplitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "split",
@@ -73,7 +47,7 @@ struct SplitCommand: ParsableCommand {
 
     func configuration() throws -> SplitConfiguration {
         var config = SplitConfiguration()
-        config.layout = try parseSplitLayout(layout)
+        config.layout = try splitLayout(layout)
         config.maxLagSamples = maxLagSamples
         config.gainBlockS = gainBlockS
         do { return try config.validated() } catch {

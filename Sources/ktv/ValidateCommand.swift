@@ -42,13 +42,16 @@ extension LyricsCommand {
         var searchMs = AlignmentConfiguration.Spec.searchMs.defaultValue
 
         func validate() throws {
-            _ = try parseSplitLayout(layout)
+            _ = try alignment()
             if audio != nil && paths.count != 1 {
                 throw ValidationError("--audio checks one lyric file against one track; give exactly one lyric file")
             }
+        }
+
+        func alignment() throws -> (AlignmentConfiguration, SplitLayout) {
             var alignment = AlignmentConfiguration()
             alignment.searchMs = searchMs
-            do { _ = try alignment.validated() } catch {
+            do { return (try alignment.validated(), try splitLayout(layout)) } catch let error as PitchError {
                 throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
             }
         }
@@ -62,32 +65,19 @@ extension LyricsCommand {
                 }
             }
             var results: [FileFindings]
-            if let audio, let first = files.first {
-                // The lyric file is parsed once: its model feeds the audio check too.
-                let (findings, parsed) = LyricsBatch.readOne(first, options: try read.parseOptions())
-                var checked = findings
-                if let parsed {
-                    var alignment = AlignmentConfiguration()
-                    alignment.searchMs = searchMs
-                    do {
-                        let r = try LyricTimingCheck.check(findings, parsed: parsed, audio: audio, layout: try parseSplitLayout(layout),
-                                                           alignment: alignment, offsetSign: read.offsetSign)
-                        for t in r.truncations { printError("ktv: warning: \(t)") }
-                        checked = r.findings
-                    } catch let error as AudioError {
-                        throw audioFailure(error)
-                    }
+            if let audio {
+                let (alignment, layout) = try alignment()
+                do {
+                    let checked = try LyricTimingCheck.validate(files, options: try read.parseOptions(), audio: audio, layout: layout, alignment: alignment)
+                    for t in checked.truncations { printError("ktv: warning: \(t)") }
+                    results = checked.results
+                } catch let error as AudioError {
+                    throw audioFailure(error)
                 }
-                results = [checked] + LyricsBatch.validate(Array(files.dropFirst()), options: try read.parseOptions())
             } else {
                 results = LyricsBatch.validate(files, options: try read.parseOptions())
             }
-            // The library names the limit; how to raise it is the command line's to say.
-            for i in results.indices {
-                for j in results[i].diagnostics.indices where results[i].diagnostics[j].rule == LyricsBatch.tooLargeRule {
-                    results[i].diagnostics[j].message += "; raise the limit with --max-text-mb N if the file is genuine"
-                }
-            }
+            mentionTextLimitFlag(&results)
             let report: String
             switch format {
             case .text: report = DiagnosticReport.textSummary(results, displayName: displayName)

@@ -65,7 +65,7 @@ import KTVSynth
         #expect(r.stderr == "ktv: \(mono): WAV PCM_16 with 1 channel(s); a dual-mono KTV track has two channels (original and accompaniment); a mono file cannot be split\n")
         let bad = try ktv(["split", mono, "--layout", "3,3"])
         #expect(bad.status == 64)
-        #expect(bad.stderr.contains("--layout must be auto, left-original, right-original or O,A"))
+        #expect(bad.stderr.contains("--layout = `3,3` is out of range; allowed: auto, left-original, right-original or O,A"))
         let missing = try ktv(["split", s.path("nope.wav"), "--out-dir", s.path("o")])
         #expect(missing.status == 74)
         #expect(missing.stderr == "ktv: \(s.path("nope.wav")): cannot read audio: no such file\n")
