@@ -12,12 +12,22 @@ public enum LyricsOutputFormat: String, Sendable, CaseIterable {
 }
 
 public struct LyricsWriteOptions: Sendable {
-    /// Digits after the seconds' point in LRC stamps: 3 (milliseconds, exact) or 2 (centiseconds,
-    /// rounded with carry, the classic form).
+    public enum Spec {
+        public static let lrcFractionDigits = Parameter<Int>("lrcFractionDigits", unit: "digits", range: 2...3, default: 3,
+            "Digits after the point in LRC stamps: 3 (exact milliseconds) or 2 (centiseconds, rounded with carry, the classic form).")
+        public static let all: [ParameterInfo] = [lrcFractionDigits.info]
+    }
+
+    /// `Spec.lrcFractionDigits`.
     public var lrcFractionDigits: Int
 
-    public init(lrcFractionDigits: Int = 3) {
+    public init(lrcFractionDigits: Int = Spec.lrcFractionDigits.defaultValue) {
         self.lrcFractionDigits = lrcFractionDigits
+    }
+
+    public func validated() throws(ParameterError) -> LyricsWriteOptions {
+        try Spec.lrcFractionDigits.check(lrcFractionDigits)
+        return self
     }
 }
 

@@ -18,8 +18,8 @@ extension LyricsCommand {
         @Option(help: "Target format: \(LyricsOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         var to: LyricsOutputFormat
 
-        @Option(help: "Digits after the point in LRC stamps: 3 (exact ms) or 2 (centiseconds, rounded).")
-        var lrcDigits: Int = 3
+        @Option(help: ArgumentHelp(LyricsWriteOptions.Spec.lrcFractionDigits.help))
+        var lrcDigits = LyricsWriteOptions.Spec.lrcFractionDigits.defaultValue
 
         @OptionGroup var read: ReadOptions
 
@@ -29,18 +29,21 @@ extension LyricsCommand {
         @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
         var output: String?
 
-        func validate() throws {
-            guard lrcDigits == 2 || lrcDigits == 3 else {
-                throw ValidationError("--lrc-digits must be 2 or 3, not \(lrcDigits)")
+        func validate() throws { _ = try writeOptions() }
+
+        func writeOptions() throws -> LyricsWriteOptions {
+            do { return try LyricsWriteOptions(lrcFractionDigits: lrcDigits).validated() } catch {
+                throw usageError(error, flags: ["lrcFractionDigits": "--lrc-digits"])
             }
         }
 
         func run() throws {
+            let writeOptions = try writeOptions()
             let parsed = try readLyrics(file, options: try read.parseOptions())
             try reportParseFindings(parsed, path: file, lenient: lenient)
             let written: WrittenLyrics
             do {
-                written = try LyricsWriter.write(parsed.lyrics, as: to, options: LyricsWriteOptions(lrcFractionDigits: lrcDigits))
+                written = try LyricsWriter.write(parsed.lyrics, as: to, options: writeOptions)
             } catch {
                 printError("ktv: \(describe(error, path: file))")
                 throw ExitCode(KTVExitCode.dataError)

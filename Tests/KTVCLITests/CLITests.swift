@@ -96,7 +96,7 @@ let goodKRC = "\u{FEFF}[ti:Little Star]\r\n[ar:Nobody]\r\n[offset:0]\r\n[1000,15
         let f = try s.write("a.krc", goodKRC)
         let r = try ktv(["lyrics", "convert", f, "--to", "lrc", "--lrc-digits", "4"])
         #expect(r.status == 64)
-        #expect(r.stderr.contains("--lrc-digits must be 2 or 3, not 4"))
+        #expect(r.stderr.contains("--lrc-digits = 4 is out of range; allowed: 2…3 digits"))
     }
 
     @Test func missingInputIsAnIOErrorNamingTheFile() throws {

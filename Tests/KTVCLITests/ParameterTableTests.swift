@@ -10,7 +10,7 @@ import KTVSync
 /// setting is declared once. Run with KTV_UPDATE_README=1 to rewrite the tables after changing a spec.
 @Suite struct ParameterTableTests {
     static let tables: [(marker: String, parameters: [ParameterInfo])] = [
-        ("lyrics", LyricsParseOptions.Spec.all),
+        ("lyrics", LyricsParseOptions.Spec.all + LyricsWriteOptions.Spec.all),
         ("split", SplitConfiguration.Spec.all),
         ("pitch", PitchConfiguration.Spec.all),
         ("canceller", CancellerConfiguration.Spec.all),
