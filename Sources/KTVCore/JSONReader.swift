@@ -221,6 +221,25 @@ public struct JSONReader {
         throw fail(what)
     }
 
+    /// Reads an object, calling `member` with each member's name and the reader at its value, which
+    /// `member` must read or skip; for decoders whose own errors (of shape) pass through untouched.
+    @inlinable
+    public mutating func forEachMember(_ what: String = "an object",
+                                       _ member: (inout JSONReader, StringRange) throws -> Void) throws {
+        guard try enterObject(what) else { return }
+        repeat {
+            let key = try memberName()
+            try member(&self, key)
+        } while try nextMember()
+    }
+
+    /// Reads an array, calling `element` with the reader at each element, which it must read or skip.
+    @inlinable
+    public mutating func forEachElement(_ what: String = "an array", _ element: (inout JSONReader) throws -> Void) throws {
+        guard try enterArray(what) else { return }
+        repeat { try element(&self) } while try nextElement()
+    }
+
     // MARK: strings
 
     /// A string's raw bytes (between the quotes) and whether it has escapes, after white space.

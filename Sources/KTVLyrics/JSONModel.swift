@@ -221,12 +221,13 @@ public enum JSONModel {
     /// last value (a tag keeps its first place).
     static func parse(_ text: [UInt8], encoding: TextEncoding = .utf8) throws(LyricsError) -> Lyrics {
         try decode(text, encoding: encoding, what: "invalid JSON") { r in
+            let needsLines = LyricsError.malformed(line: nil, detail: "ktv JSON needs a `lines` list")
             var lyrics = Lyrics(format: .json)
             var lines: [LyricLine]?
-            guard r.peek() == 0x7B, try r.enterObject() else { throw LyricsError.malformed(line: nil, detail: "ktv JSON needs a `lines` list") }
-            repeat {
-                let key = try r.memberName()
+            guard r.peek() == 0x7B else { throw needsLines }
+            try r.forEachMember { r, key in
                 if r.keyEquals(key, "lines") {
+                    guard r.peek() == 0x5B else { throw needsLines }
                     lines = try Self.lines(&r)
                 } else if r.keyEquals(key, "tags") {
                     if let tags = try Self.tags(&r) { lyrics.tags = tags }
@@ -235,8 +236,8 @@ public enum JSONModel {
                 } else {
                     try r.skipValue()
                 }
-            } while try r.nextMember()
-            guard let lines else { throw LyricsError.malformed(line: nil, detail: "ktv JSON needs a `lines` list") }
+            }
+            guard let lines else { throw needsLines }
             lyrics.lines = lines
             return lyrics
         }
@@ -248,46 +249,32 @@ public enum JSONModel {
         var keys: [String] = []
         var values: [String?] = []
         var index: [String: Int] = [:]
-        if try r.enterObject() {
-            repeat {
-                let key = r.makeString(try r.memberName())
-                let value = try string(&r)
-                if let k = index[key] { values[k] = value } else {
-                    index[key] = keys.count
-                    keys.append(key)
-                    values.append(value)
-                }
-            } while try r.nextMember()
+        try r.forEachMember { r, name in
+            let key = r.makeString(name)
+            let value = try string(&r)
+            if let k = index[key] { values[k] = value } else {
+                index[key] = keys.count
+                keys.append(key)
+                values.append(value)
+            }
         }
         return zip(keys, values).compactMap { k, v in v.map { LyricTag(key: k, value: $0) } }
     }
 
-    /// The `lines` list; any other value is an error.
+    /// The `lines` list.
     private static func lines(_ r: inout JSONReader) throws -> [LyricLine] {
-        let needsLines = LyricsError.malformed(line: nil, detail: "ktv JSON needs a `lines` list")
-        guard r.peek() == 0x5B else { throw needsLines }
         var lines: [LyricLine] = []
-        guard try r.enterArray() else { return lines }
-        repeat {
+        try r.forEachElement { r in
             let k = lines.count
-            let bad = LyricsError.malformed(line: nil, detail: "lines[\(k)] needs integers `start_ms`, `duration_ms` and a string `text`")
-            guard r.peek() == 0x7B else { throw bad }
-            var start: Int?, duration: Int?, text: String?, translation: String?
+            var translation: String?
             var words: [LyricWord] = []
-            if try r.enterObject() {
-                repeat {
-                    let key = try r.memberName()
-                    if r.keyEquals(key, "start_ms") { start = try int(&r) }
-                    else if r.keyEquals(key, "duration_ms") { duration = try int(&r) }
-                    else if r.keyEquals(key, "text") { text = try string(&r) }
-                    else if r.keyEquals(key, "translation") { translation = try string(&r) }
-                    else if r.keyEquals(key, "words") { words = try self.words(&r, line: k) }
-                    else { try r.skipValue() }
-                } while try r.nextMember()
+            let (start, duration, text) = try timed(&r, "lines[\(k)]") { r, key in
+                if r.keyEquals(key, "translation") { translation = try string(&r) }
+                else if r.keyEquals(key, "words") { words = try self.words(&r, line: k) }
+                else { try r.skipValue() }
             }
-            guard let start, let duration, let text else { throw bad }
             lines.append(LyricLine(startMs: start, durationMs: duration, text: text, words: words, translation: translation))
-        } while try r.nextElement()
+        }
         return lines
     }
 
@@ -295,28 +282,37 @@ public enum JSONModel {
     private static func words(_ r: inout JSONReader, line: Int) throws -> [LyricWord] {
         var words: [LyricWord] = []
         guard r.peek() == 0x5B else { try r.skipValue(); return words }
-        guard try r.enterArray() else { return words }
-        repeat {
-            let bad = LyricsError.malformed(line: nil, detail: "lines[\(line)].words[\(words.count)] needs integers `start_ms`, `duration_ms` and a string `text`")
-            guard r.peek() == 0x7B else { throw bad }
-            var start: Int?, duration: Int?, text: String?, romanization: String?, krcField: Int?, pitch: Double?
-            if try r.enterObject() {
-                repeat {
-                    let key = try r.memberName()
-                    if r.keyEquals(key, "start_ms") { start = try int(&r) }
-                    else if r.keyEquals(key, "duration_ms") { duration = try int(&r) }
-                    else if r.keyEquals(key, "text") { text = try string(&r) }
-                    else if r.keyEquals(key, "romanization") { romanization = try string(&r) }
-                    else if r.keyEquals(key, "krc_field") { krcField = try int(&r) }
-                    else if r.keyEquals(key, "pitch_hz") { pitch = try number(&r) }
-                    else { try r.skipValue() }
-                } while try r.nextMember()
+        try r.forEachElement { r in
+            var romanization: String?, krcField: Int?, pitch: Double?
+            let (start, duration, text) = try timed(&r, "lines[\(line)].words[\(words.count)]") { r, key in
+                if r.keyEquals(key, "romanization") { romanization = try string(&r) }
+                else if r.keyEquals(key, "krc_field") { krcField = try int(&r) }
+                else if r.keyEquals(key, "pitch_hz") { pitch = try number(&r) }
+                else { try r.skipValue() }
             }
-            guard let start, let duration, let text else { throw bad }
             words.append(LyricWord(startMs: start, durationMs: duration, text: text, romanization: romanization,
                                    krcField: krcField ?? 0, pitchHz: pitch))
-        } while try r.nextElement()
+        }
         return words
+    }
+
+    /// A line or word: an object with integers `start_ms`, `duration_ms` and a string `text` (an
+    /// error names it `what` when one is missing); `other` reads or skips its other members.
+    private static func timed(_ r: inout JSONReader, _ what: @autoclosure () -> String,
+                              other: (inout JSONReader, JSONReader.StringRange) throws -> Void) throws -> (Int, Int, String) {
+        var start: Int?, duration: Int?, text: String?
+        if r.peek() == 0x7B {
+            try r.forEachMember { r, key in
+                if r.keyEquals(key, "start_ms") { start = try int(&r) }
+                else if r.keyEquals(key, "duration_ms") { duration = try int(&r) }
+                else if r.keyEquals(key, "text") { text = try string(&r) }
+                else { try other(&r, key) }
+            }
+        }
+        guard let start, let duration, let text else {
+            throw LyricsError.malformed(line: nil, detail: "\(what()) needs integers `start_ms`, `duration_ms` and a string `text`")
+        }
+        return (start, duration, text)
     }
 
     /// `reference_pitch` as `write` puts it: notes with a scale, or a contour (0 Hz = unvoiced).
@@ -325,16 +321,13 @@ public enum JSONModel {
         guard r.peek() == 0x7B else { throw LyricsError.malformed(line: nil, detail: "`reference_pitch` must be an object") }
         var kind: String?, scale: String?, interval: Int?
         var notesAt: JSONReader?, hzAt: JSONReader?
-        if try r.enterObject() {
-            repeat {
-                let key = try r.memberName()
-                if r.keyEquals(key, "kind") { kind = try string(&r) }
-                else if r.keyEquals(key, "scale") { scale = try string(&r) }
-                else if r.keyEquals(key, "interval_ms") { interval = try int(&r) }
-                else if r.keyEquals(key, "notes") { notesAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
-                else if r.keyEquals(key, "hz") { hzAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
-                else { try r.skipValue() }
-            } while try r.nextMember()
+        try r.forEachMember { r, key in
+            if r.keyEquals(key, "kind") { kind = try string(&r) }
+            else if r.keyEquals(key, "scale") { scale = try string(&r) }
+            else if r.keyEquals(key, "interval_ms") { interval = try int(&r) }
+            else if r.keyEquals(key, "notes") { notesAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
+            else if r.keyEquals(key, "hz") { hzAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
+            else { try r.skipValue() }
         }
         switch kind {
         case "notes":
@@ -342,23 +335,20 @@ public enum JSONModel {
                 throw LyricsError.malformed(line: nil, detail: "`reference_pitch` of kind notes needs a `scale` (hz or note-index) and a `notes` list")
             }
             var notes: [ReferencePitch.Note] = []
-            if try a.enterArray() {
-                repeat {
-                    let bad = LyricsError.malformed(line: nil, detail: "reference_pitch.notes[\(notes.count)] needs integers `start_ms`, `duration_ms` and a number `value`")
-                    guard a.peek() == 0x7B else { throw bad }
-                    var start: Int?, duration: Int?, value: Double?
-                    if try a.enterObject() {
-                        repeat {
-                            let key = try a.memberName()
-                            if a.keyEquals(key, "start_ms") { start = try int(&a) }
-                            else if a.keyEquals(key, "duration_ms") { duration = try int(&a) }
-                            else if a.keyEquals(key, "value") { value = try number(&a) }
-                            else { try a.skipValue() }
-                        } while try a.nextMember()
+            try a.forEachElement { a in
+                var start: Int?, duration: Int?, value: Double?
+                if a.peek() == 0x7B {
+                    try a.forEachMember { a, key in
+                        if a.keyEquals(key, "start_ms") { start = try int(&a) }
+                        else if a.keyEquals(key, "duration_ms") { duration = try int(&a) }
+                        else if a.keyEquals(key, "value") { value = try number(&a) }
+                        else { try a.skipValue() }
                     }
-                    guard let start, let duration, let value else { throw bad }
-                    notes.append(ReferencePitch.Note(startMs: start, durationMs: duration, value: value))
-                } while try a.nextElement()
+                }
+                guard let start, let duration, let value else {
+                    throw LyricsError.malformed(line: nil, detail: "reference_pitch.notes[\(notes.count)] needs integers `start_ms`, `duration_ms` and a number `value`")
+                }
+                notes.append(ReferencePitch.Note(startMs: start, durationMs: duration, value: value))
             }
             return .notes(scale: scale, notes)
         case "contour":
@@ -366,13 +356,11 @@ public enum JSONModel {
                 throw LyricsError.malformed(line: nil, detail: "`reference_pitch` of kind contour needs a positive `interval_ms` and an `hz` list")
             }
             var hz: [Double?] = []
-            if try a.enterArray() {
-                repeat {
-                    guard let x = try number(&a) else {
-                        throw LyricsError.malformed(line: nil, detail: "reference_pitch.hz[\(hz.count)] must be a number (0 for an unvoiced frame)")
-                    }
-                    hz.append(x == 0 ? nil : x)
-                } while try a.nextElement()
+            try a.forEachElement { a in
+                guard let x = try number(&a) else {
+                    throw LyricsError.malformed(line: nil, detail: "reference_pitch.hz[\(hz.count)] must be a number (0 for an unvoiced frame)")
+                }
+                hz.append(x == 0 ? nil : x)
             }
             return .contour(intervalMs: interval, hz: hz)
         default:

@@ -46,11 +46,10 @@ enum PitchFileParser {
         let needsList = LyricsError.malformed(line: nil, detail: "Agora pitch JSON needs a `pitchDatas` list of `{pitch, startTime, duration}`")
         let notes = try JSONModel.decode(text, encoding: encoding, what: "invalid JSON in Agora pitch file") { r in
             var notes: [ReferencePitch.Note]?
-            guard r.peek() == 0x7B, try r.enterObject() else { throw needsList }
-            repeat {
-                let key = try r.memberName()
+            guard r.peek() == 0x7B else { throw needsList }
+            try r.forEachMember { r, key in
                 if r.keyEquals(key, "pitchDatas"), r.peek() == 0x5B { notes = try Self.notes(&r) } else { try r.skipValue() }
-            } while try r.nextMember()
+            }
             guard let notes else { throw needsList }
             return notes
         }
@@ -60,29 +59,27 @@ enum PitchFileParser {
     /// The `pitchDatas` list.
     private static func notes(_ r: inout JSONReader) throws -> [ReferencePitch.Note] {
         var notes: [ReferencePitch.Note] = []
-        guard try r.enterArray() else { return notes }
-        repeat {
+        try r.forEachElement { r in
             let k = notes.count
-            let bad = LyricsError.malformed(line: nil, detail: "pitchDatas[\(k)] needs numbers `pitch`, `startTime` and `duration` (ms)")
-            guard r.peek() == 0x7B else { throw bad }
             var pitch: Double?, start: Double?, duration: Double?
-            if try r.enterObject() {
-                repeat {
-                    let key = try r.memberName()
+            if r.peek() == 0x7B {
+                try r.forEachMember { r, key in
                     if r.keyEquals(key, "pitch") { pitch = try JSONModel.number(&r) }
                     else if r.keyEquals(key, "startTime") { start = try JSONModel.number(&r) }
                     else if r.keyEquals(key, "duration") { duration = try JSONModel.number(&r) }
                     else { try r.skipValue() }
-                } while try r.nextMember()
+                }
             }
             // Whole ms, a fraction dropped; beyond ±9e15 ms a time is nonsense, not a number to clamp.
-            guard let pitch, let start, let duration, abs(start) < 9e15, abs(duration) < 9e15 else { throw bad }
+            guard let pitch, let start, let duration, abs(start) < 9e15, abs(duration) < 9e15 else {
+                throw LyricsError.malformed(line: nil, detail: "pitchDatas[\(k)] needs numbers `pitch`, `startTime` and `duration` (ms)")
+            }
             let startMs = Int(start), durationMs = Int(duration)
             guard startMs >= 0, durationMs >= 0 else {
                 throw LyricsError.malformed(line: nil, detail: "pitchDatas[\(k)] has a negative `startTime` or `duration`")
             }
             notes.append(.init(startMs: startMs, durationMs: durationMs, value: pitch))
-        } while try r.nextElement()
+        }
         return notes
     }
 

@@ -181,67 +181,49 @@ public enum PitchTrackFile {
 
     /// The `frames` of the root object (the first `frames` member; other members are skipped).
     private static func frames(_ r: inout JSONReader, path: String) throws -> MelodySeries {
-        func line(_ offset: Int) -> Int { r.location(of: offset).line }
+        let bytes = r.bytes
+        func fail(_ at: Int, _ detail: String) -> PitchError {
+            .badTrackFile(path: path, line: JSONReader.location(of: at, in: bytes).line, detail: detail)
+        }
         r.skipSpace()
         let rootAt = r.offset
         var times: [Double] = []
         var freqs: [Double] = []
         var framesAt: Int?
-        if try r.enterObject() {
-            repeat {
-                let key = try r.memberName()
-                guard framesAt == nil, r.keyEquals(key, "frames") else { try r.skipValue(); continue }
+        try r.forEachMember { r, key in
+            guard framesAt == nil, r.keyEquals(key, "frames") else { return try r.skipValue() }
+            r.skipSpace()
+            framesAt = r.offset
+            guard r.peek() == 0x5B else { throw fail(r.offset, "`frames` must be an array of frame objects") }
+            try r.forEachElement { r in
+                let here = times.count
                 r.skipSpace()
-                framesAt = r.offset
-                guard r.peek() == 0x5B else {
-                    throw PitchError.badTrackFile(path: path, line: line(r.offset), detail: "`frames` must be an array of frame objects")
+                let frameAt = r.offset
+                guard r.peek() == 0x7B else { throw fail(frameAt, "frames[\(here)] must be an object with `time_s` and `f0_hz`") }
+                // The first `time_s` and `f0_hz`: where each is, and its number, or the kind it is instead.
+                var time: (at: Int, value: Double?, kind: String)?
+                var f0: (at: Int, value: Double?, kind: String)?
+                try r.forEachMember { r, key in
+                    if time == nil, r.keyEquals(key, "time_s") { time = try numberOrKind(&r) }
+                    else if f0 == nil, r.keyEquals(key, "f0_hz") { f0 = try numberOrKind(&r) }
+                    else { try r.skipValue() }
                 }
-                if try r.enterArray() {
-                    repeat {
-                        let here = "frames[\(times.count)]"
-                        r.skipSpace()
-                        let frameAt = r.offset
-                        guard r.peek() == 0x7B else {
-                            throw PitchError.badTrackFile(path: path, line: line(frameAt), detail: "\(here) must be an object with `time_s` and `f0_hz`")
-                        }
-                        // The first `time_s` and `f0_hz`: where each is, and its number, or the kind it is instead.
-                        var time: (at: Int, value: Double?, kind: String)?
-                        var f0: (at: Int, value: Double?, kind: String)?
-                        if try r.enterObject() {
-                            repeat {
-                                let key = try r.memberName()
-                                if time == nil, r.keyEquals(key, "time_s") { time = try numberOrKind(&r) }
-                                else if f0 == nil, r.keyEquals(key, "f0_hz") { f0 = try numberOrKind(&r) }
-                                else { try r.skipValue() }
-                            } while try r.nextMember()
-                        }
-                        guard let time else { throw PitchError.badTrackFile(path: path, line: line(frameAt), detail: "\(here): `time_s` is missing") }
-                        guard let t = time.value else {
-                            throw PitchError.badTrackFile(path: path, line: line(time.at), detail: "\(here): `time_s` must be a number, not \(time.kind)")
-                        }
-                        guard let f0 else {
-                            throw PitchError.badTrackFile(path: path, line: line(frameAt), detail: "\(here): `f0_hz` is missing (null for an unvoiced frame)")
-                        }
-                        guard let f = f0.value ?? (f0.kind == "null" ? 0 : nil) else {
-                            throw PitchError.badTrackFile(path: path, line: line(f0.at), detail: "\(here): `f0_hz` must be a number or null, not \(f0.kind)")
-                        }
-                        if t < 0 {
-                            throw PitchError.badTrackFile(path: path, line: line(time.at), detail: "\(here): `time_s` \(t) is negative; times are seconds from 0")
-                        }
-                        if let last = times.last, !(t > last) {
-                            throw PitchError.badTrackFile(path: path, line: line(time.at),
-                                                          detail: "\(here): `time_s` \(t) is not after the previous frame's \(last); times must increase")
-                        }
-                        times.append(t)
-                        freqs.append(f)
-                    } while try r.nextElement()
+                guard let time else { throw fail(frameAt, "frames[\(here)]: `time_s` is missing") }
+                guard let t = time.value else { throw fail(time.at, "frames[\(here)]: `time_s` must be a number, not \(time.kind)") }
+                guard let f0 else { throw fail(frameAt, "frames[\(here)]: `f0_hz` is missing (null for an unvoiced frame)") }
+                guard let f = f0.value ?? (f0.kind == "null" ? 0 : nil) else {
+                    throw fail(f0.at, "frames[\(here)]: `f0_hz` must be a number or null, not \(f0.kind)")
                 }
-            } while try r.nextMember()
+                if t < 0 { throw fail(time.at, "frames[\(here)]: `time_s` \(t) is negative; times are seconds from 0") }
+                if let last = times.last, !(t > last) {
+                    throw fail(time.at, "frames[\(here)]: `time_s` \(t) is not after the previous frame's \(last); times must increase")
+                }
+                times.append(t)
+                freqs.append(f)
+            }
         }
-        guard let framesAt else {
-            throw PitchError.badTrackFile(path: path, line: line(rootAt), detail: "no `frames` array in the JSON object")
-        }
-        guard !times.isEmpty else { throw PitchError.badTrackFile(path: path, line: line(framesAt), detail: "`frames` is empty") }
+        guard let framesAt else { throw fail(rootAt, "no `frames` array in the JSON object") }
+        guard !times.isEmpty else { throw fail(framesAt, "`frames` is empty") }
         return MelodySeries(timesSeconds: times, frequenciesHz: freqs)
     }
 
