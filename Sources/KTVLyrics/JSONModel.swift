@@ -1,4 +1,3 @@
-import Foundation
 import KTVCore
 
 /// ktv's JSON form of the model: keys `format`, `tags`, `offset_ms`, `lines[]` (`start_ms`,
@@ -216,99 +215,198 @@ public enum JSONModel {
     /// An unvoiced frame is written as 0 Hz.
     static func contourValue(_ hz: Double?) -> JSONValue { hz.map(JSONValue.double) ?? .double(0) }
 
-    /// Reads ktv's JSON model back. `encoding` is the file's, for byte offsets in messages.
+    /// Reads ktv's JSON model back, straight from the bytes into the packed lines: a tree of every
+    /// value of a 50 MB model took well over a gigabyte. `encoding` is the file's, for byte offsets
+    /// in messages. Members the model does not use are skipped; a member written twice keeps its
+    /// last value (a tag keeps its first place).
     static func parse(_ text: [UInt8], encoding: TextEncoding = .utf8) throws(LyricsError) -> Lyrics {
-        let obj = try object(text, encoding: encoding, what: "invalid JSON")
-        guard let root = obj as? [String: Any], let rawLines = root["lines"] as? [Any] else {
-            throw .malformed(line: nil, detail: "ktv JSON needs a `lines` list")
-        }
-        var lyrics = Lyrics(format: .json)
-        if let tags = root["tags"] as? [String: Any] {
-            // JSONSerialization loses key order; restore the written order from the text.
-            let written = JSONSyntax.keys(ofObjectAt: "tags", in: text) ?? []
-            let known = Set(written)
-            let order = written.filter { tags[$0] != nil } + tags.keys.filter { !known.contains($0) }.sorted()
-            lyrics.tags = order.compactMap { k in (tags[k] as? String).map { LyricTag(key: k, value: $0) } }
-        }
-        for (k, raw) in rawLines.enumerated() {
-            guard let d = raw as? [String: Any], let start = int(d["start_ms"]), let dur = int(d["duration_ms"]),
-                  let text = d["text"] as? String else {
-                throw .malformed(line: nil, detail: "lines[\(k)] needs integers `start_ms`, `duration_ms` and a string `text`")
-            }
-            var words: [LyricWord] = []
-            for (w, rawWord) in ((d["words"] as? [Any]) ?? []).enumerated() {
-                guard let wd = rawWord as? [String: Any], let ws = int(wd["start_ms"]), let wdur = int(wd["duration_ms"]),
-                      let wt = wd["text"] as? String else {
-                    throw .malformed(line: nil, detail: "lines[\(k)].words[\(w)] needs integers `start_ms`, `duration_ms` and a string `text`")
+        try decode(text, encoding: encoding, what: "invalid JSON") { r in
+            let needsLines = LyricsError.malformed(line: nil, detail: "ktv JSON needs a `lines` list")
+            var lyrics = Lyrics(format: .json)
+            var lines: [LyricLine]?
+            guard r.peek() == 0x7B else { throw needsLines }
+            try r.forEachMember { r, key in
+                if r.keyEquals(key, "lines") {
+                    guard r.peek() == 0x5B else { throw needsLines }
+                    lines = try Self.lines(&r)
+                } else if r.keyEquals(key, "tags") {
+                    if let tags = try Self.tags(&r) { lyrics.tags = tags }
+                } else if r.keyEquals(key, "reference_pitch") {
+                    lyrics.referencePitch = try referencePitch(&r)
+                } else {
+                    try r.skipValue()
                 }
-                words.append(LyricWord(startMs: ws, durationMs: wdur, text: wt,
-                                       romanization: wd["romanization"] as? String,
-                                       krcField: int(wd["krc_field"]) ?? 0,
-                                       pitchHz: (wd["pitch_hz"] as? NSNumber)?.doubleValue))
             }
-            lyrics.lines.append(LyricLine(startMs: start, durationMs: dur, text: text, words: words,
-                                          translation: d["translation"] as? String))
+            guard let lines else { throw needsLines }
+            lyrics.lines = lines
+            return lyrics
         }
-        if let rp = root["reference_pitch"] { lyrics.referencePitch = try referencePitch(rp) }
-        return lyrics
+    }
+
+    /// The string values of the `tags` object in written order; nil when `tags` is not an object.
+    private static func tags(_ r: inout JSONReader) throws -> [LyricTag]? {
+        guard r.peek() == 0x7B else { try r.skipValue(); return nil }
+        var keys: [String] = []
+        var values: [String?] = []
+        var index: [String: Int] = [:]
+        try r.forEachMember { r, name in
+            let key = r.makeString(name)
+            let value = try string(&r)
+            if let k = index[key] { values[k] = value } else {
+                index[key] = keys.count
+                keys.append(key)
+                values.append(value)
+            }
+        }
+        return zip(keys, values).compactMap { k, v in v.map { LyricTag(key: k, value: $0) } }
+    }
+
+    /// The `lines` list.
+    private static func lines(_ r: inout JSONReader) throws -> [LyricLine] {
+        var lines: [LyricLine] = []
+        try r.forEachElement { r in
+            let k = lines.count
+            var translation: String?
+            var words: [LyricWord] = []
+            let (start, duration, text) = try timed(&r, "lines[\(k)]") { r, key in
+                if r.keyEquals(key, "translation") { translation = try string(&r) }
+                else if r.keyEquals(key, "words") { words = try self.words(&r, line: k) }
+                else { try r.skipValue() }
+            }
+            lines.append(LyricLine(startMs: start, durationMs: duration, text: text, words: words, translation: translation))
+        }
+        return lines
+    }
+
+    /// A line's `words`; a value that is not a list reads as none.
+    private static func words(_ r: inout JSONReader, line: Int) throws -> [LyricWord] {
+        var words: [LyricWord] = []
+        guard r.peek() == 0x5B else { try r.skipValue(); return words }
+        try r.forEachElement { r in
+            var romanization: String?, krcField: Int?, pitch: Double?
+            let (start, duration, text) = try timed(&r, "lines[\(line)].words[\(words.count)]") { r, key in
+                if r.keyEquals(key, "romanization") { romanization = try string(&r) }
+                else if r.keyEquals(key, "krc_field") { krcField = try int(&r) }
+                else if r.keyEquals(key, "pitch_hz") { pitch = try number(&r) }
+                else { try r.skipValue() }
+            }
+            words.append(LyricWord(startMs: start, durationMs: duration, text: text, romanization: romanization,
+                                   krcField: krcField ?? 0, pitchHz: pitch))
+        }
+        return words
+    }
+
+    /// A line or word: an object with integers `start_ms`, `duration_ms` and a string `text` (an
+    /// error names it `what` when one is missing); `other` reads or skips its other members.
+    private static func timed(_ r: inout JSONReader, _ what: @autoclosure () -> String,
+                              other: (inout JSONReader, JSONReader.StringRange) throws -> Void) throws -> (Int, Int, String) {
+        var start: Int?, duration: Int?, text: String?
+        if r.peek() == 0x7B {
+            try r.forEachMember { r, key in
+                if r.keyEquals(key, "start_ms") { start = try int(&r) }
+                else if r.keyEquals(key, "duration_ms") { duration = try int(&r) }
+                else if r.keyEquals(key, "text") { text = try string(&r) }
+                else { try other(&r, key) }
+            }
+        }
+        guard let start, let duration, let text else {
+            throw LyricsError.malformed(line: nil, detail: "\(what()) needs integers `start_ms`, `duration_ms` and a string `text`")
+        }
+        return (start, duration, text)
     }
 
     /// `reference_pitch` as `write` puts it: notes with a scale, or a contour (0 Hz = unvoiced).
-    private static func referencePitch(_ raw: Any) throws(LyricsError) -> ReferencePitch {
-        guard let d = raw as? [String: Any] else { throw .malformed(line: nil, detail: "`reference_pitch` must be an object") }
-        switch d["kind"] as? String {
+    /// The lists are read once `kind` is known, wherever it stands among the members.
+    private static func referencePitch(_ r: inout JSONReader) throws -> ReferencePitch {
+        guard r.peek() == 0x7B else { throw LyricsError.malformed(line: nil, detail: "`reference_pitch` must be an object") }
+        var kind: String?, scale: String?, interval: Int?
+        var notesAt: JSONReader?, hzAt: JSONReader?
+        try r.forEachMember { r, key in
+            if r.keyEquals(key, "kind") { kind = try string(&r) }
+            else if r.keyEquals(key, "scale") { scale = try string(&r) }
+            else if r.keyEquals(key, "interval_ms") { interval = try int(&r) }
+            else if r.keyEquals(key, "notes") { notesAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
+            else if r.keyEquals(key, "hz") { hzAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
+            else { try r.skipValue() }
+        }
+        switch kind {
         case "notes":
-            guard let scale = (d["scale"] as? String).flatMap(ReferencePitch.Scale.init(rawValue:)), let raw = d["notes"] as? [Any] else {
-                throw .malformed(line: nil, detail: "`reference_pitch` of kind notes needs a `scale` (hz or note-index) and a `notes` list")
+            guard let scale = scale.flatMap(ReferencePitch.Scale.init(rawValue:)), var a = notesAt else {
+                throw LyricsError.malformed(line: nil, detail: "`reference_pitch` of kind notes needs a `scale` (hz or note-index) and a `notes` list")
             }
             var notes: [ReferencePitch.Note] = []
-            for (k, n) in raw.enumerated() {
-                guard let o = n as? [String: Any], let start = int(o["start_ms"]), let dur = int(o["duration_ms"]),
-                      let value = (o["value"] as? NSNumber)?.doubleValue, value.isFinite else {
-                    throw .malformed(line: nil, detail: "reference_pitch.notes[\(k)] needs integers `start_ms`, `duration_ms` and a number `value`")
+            try a.forEachElement { a in
+                var start: Int?, duration: Int?, value: Double?
+                if a.peek() == 0x7B {
+                    try a.forEachMember { a, key in
+                        if a.keyEquals(key, "start_ms") { start = try int(&a) }
+                        else if a.keyEquals(key, "duration_ms") { duration = try int(&a) }
+                        else if a.keyEquals(key, "value") { value = try number(&a) }
+                        else { try a.skipValue() }
+                    }
                 }
-                notes.append(ReferencePitch.Note(startMs: start, durationMs: dur, value: value))
+                guard let start, let duration, let value else {
+                    throw LyricsError.malformed(line: nil, detail: "reference_pitch.notes[\(notes.count)] needs integers `start_ms`, `duration_ms` and a number `value`")
+                }
+                notes.append(ReferencePitch.Note(startMs: start, durationMs: duration, value: value))
             }
             return .notes(scale: scale, notes)
         case "contour":
-            guard let interval = int(d["interval_ms"]), interval > 0, let raw = d["hz"] as? [Any] else {
-                throw .malformed(line: nil, detail: "`reference_pitch` of kind contour needs a positive `interval_ms` and an `hz` list")
+            guard let interval, interval > 0, var a = hzAt else {
+                throw LyricsError.malformed(line: nil, detail: "`reference_pitch` of kind contour needs a positive `interval_ms` and an `hz` list")
             }
             var hz: [Double?] = []
-            hz.reserveCapacity(raw.count)
-            for (k, v) in raw.enumerated() {
-                guard let x = (v as? NSNumber)?.doubleValue, x.isFinite else {
-                    throw .malformed(line: nil, detail: "reference_pitch.hz[\(k)] must be a number (0 for an unvoiced frame)")
+            try a.forEachElement { a in
+                guard let x = try number(&a) else {
+                    throw LyricsError.malformed(line: nil, detail: "reference_pitch.hz[\(hz.count)] must be a number (0 for an unvoiced frame)")
                 }
                 hz.append(x == 0 ? nil : x)
             }
             return .contour(intervalMs: interval, hz: hz)
         default:
-            throw .malformed(line: nil, detail: "`reference_pitch.kind` must be `notes` or `contour`")
+            throw LyricsError.malformed(line: nil, detail: "`reference_pitch.kind` must be `notes` or `contour`")
         }
     }
 
-    private static func int(_ v: Any?) -> Int? {
-        guard let n = v as? NSNumber else { return nil }
-        let d = n.doubleValue
-        guard d == d.rounded(), abs(d) < 1e15 else { return nil }
-        return n.intValue
+    /// The value when it is a string; anything else is skipped and reads as nil.
+    static func string(_ r: inout JSONReader) throws -> String? {
+        guard r.peek() == 0x22 else { try r.skipValue(); return nil }
+        return try r.string()
     }
 
-    /// The document parsed by JSONSerialization; when it is refused, a `.malformed` error at the
-    /// line and byte offset of the first syntax error (`what` starts the message).
-    static func object(_ text: [UInt8], encoding: TextEncoding, what: String) throws(LyricsError) -> Any {
-        do { return try JSONSerialization.jsonObject(with: Data(text)) } catch {
-            if let f = JSONSyntax.firstError(in: text) {
-                throw .malformed(line: f.line, detail: "\(what) at \(position(f.byteOffset, encoding)): \(f.message)")
+    /// The value when it is a number; anything else is skipped and reads as nil.
+    static func number(_ r: inout JSONReader) throws -> Double? {
+        guard let c = r.peek(), c == ASCII.minus || ASCII.isDigit(c) else { try r.skipValue(); return nil }
+        return try r.number().double
+    }
+
+    /// A whole number of ms: an integer, or a number with no fraction, under 1e15 either way.
+    private static func int(_ r: inout JSONReader) throws -> Int? {
+        guard let c = r.peek(), c == ASCII.minus || ASCII.isDigit(c) else { try r.skipValue(); return nil }
+        let n = try r.number()
+        guard n.double == n.double.rounded(), abs(n.double) < 1e15 else { return nil }
+        return n.integer ?? Int(n.double)
+    }
+
+    /// Checks the text's syntax (an error names its line and byte offset, `what` starting the
+    /// message), then decodes it with `body`, whose errors are `LyricsError`s or the reader's.
+    static func decode<T>(_ text: [UInt8], encoding: TextEncoding, what: String,
+                          _ body: (inout JSONReader) throws -> T) throws(LyricsError) -> T {
+        // Foundation read these files before and accepted a trailing comma; so does ktv.
+        do { try JSONReader.check(text, allowsTrailingCommas: true) } catch {
+            throw .malformed(line: JSONReader.location(of: error.byteOffset, in: text).line,
+                             detail: "\(what) at \(position(error.byteOffset, encoding)): \(error.message)")
+        }
+        do {
+            return try text.withUnsafeBufferPointer { buf in
+                var r = JSONReader(buf, allowsTrailingCommas: true)
+                return try body(&r)
             }
-            // Not a syntax error the scanner knows: Foundation's own words, and its position when it gives one.
-            let said = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
-            if let at = foundationOffset(error, said), at <= text.count {
-                throw .malformed(line: JSONSyntax.line(of: at, in: text),
-                                 detail: "\(what) at \(position(at, encoding)): \(Scan.capped(said))")
-            }
-            throw .malformed(line: nil, detail: "\(what): \(Scan.capped(said))")
+        } catch let e as LyricsError {
+            throw e
+        } catch {
+            // The text was checked, so the reader has nothing left to refuse.
+            throw .malformed(line: nil, detail: "\(what): \(error)")
         }
     }
 
@@ -319,12 +417,5 @@ public enum JSONModel {
         case .utf8BOM: return "byte offset \(offset + 3)"
         default: return "byte offset \(offset) of the text converted from \(encoding.rawValue) to UTF-8"
         }
-    }
-
-    /// The index JSONSerialization reports: `NSJSONSerializationErrorIndex`, or "around character N".
-    private static func foundationOffset(_ error: Error, _ said: String) -> Int? {
-        if let index = (error as NSError).userInfo["NSJSONSerializationErrorIndex"] as? Int { return index }
-        guard let r = said.range(of: "around character ") else { return nil }
-        return Int(said[r.upperBound...].prefix { $0.isASCII && $0.isNumber })
     }
 }

@@ -117,22 +117,22 @@ enum KRCLanguage {
                                   "`[language:]` is not valid base64; translation and romanization are ignored"))
             return false
         }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let content = root["content"] as? [[String: Any]] else {
+        guard let root = try? JSONReader.parse(Array(data), allowsTrailingCommas: true), case let .array(content)? = root["content"],
+              content.allSatisfy({ if case .object = $0 { true } else { false } }) else {
             diags.append(.warning("invalid-language-tag", line: line,
                                   "`[language:]` does not decode to JSON with a `content` list; translation and romanization are ignored"))
             return false
         }
         var understood = true
         for block in content {
-            let type = (block["type"] as? NSNumber)?.intValue
-            guard let rows = block["lyricContent"] as? [[Any]] else {
+            let type = block["type"]?.number.flatMap { abs($0) < 9e15 ? Int($0) : nil }
+            guard let rows = Self.listOfLists(block["lyricContent"]) else {
                 diags.append(.warning("invalid-language-tag", line: line,
                                       "a `[language:]` block has no `lyricContent` list of lists; it is ignored"))
                 understood = false
                 continue
             }
-            let strings = rows.map { $0.map { ($0 as? String) ?? "" } }
+            let strings = rows.map { $0.map { $0.string ?? "" } }
             switch type {
             case 1:
                 if strings.count != lines.count {
@@ -169,6 +169,17 @@ enum KRCLanguage {
         return understood
     }
 
+    /// The value when it is a list of lists.
+    static func listOfLists(_ v: JSONValue?) -> [[JSONValue]]? {
+        guard case let .array(items)? = v else { return nil }
+        var rows: [[JSONValue]] = []
+        for item in items {
+            guard case let .array(row) = item else { return nil }
+            rows.append(row)
+        }
+        return rows
+    }
+
     static func isPlaceholder(_ s: String) -> Bool {
         let t = s.trimmingSpaces
         return t.isEmpty || t == "//"
@@ -179,17 +190,14 @@ enum KRCLanguage {
         let hasTranslation = lines.contains { $0.translation != nil }
         let hasRoman = lines.contains { $0.words.contains { $0.romanization != nil } }
         guard hasTranslation || hasRoman else { return nil }
-        var content: [[String: Any]] = []
-        if hasRoman {
-            content.append(["language": 0, "type": 0,
-                            "lyricContent": lines.map { $0.words.map { $0.romanization ?? "" } }])
+        // Keys in sorted order, as Foundation's `.sortedKeys` wrote them before.
+        func block(type: Int, _ rows: [[String]]) -> JSONValue {
+            .object([("language", .int(0)), ("lyricContent", .array(rows.map { .array($0.map(JSONValue.string)) })), ("type", .int(type))])
         }
-        if hasTranslation {
-            content.append(["language": 0, "type": 1,
-                            "lyricContent": lines.map { [$0.translation ?? ""] }])
-        }
-        let root: [String: Any] = ["content": content, "version": 1]
-        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else { return nil }
+        var content: [JSONValue] = []
+        if hasRoman { content.append(block(type: 0, lines.map { $0.words.map { $0.romanization ?? "" } })) }
+        if hasTranslation { content.append(block(type: 1, lines.map { [$0.translation ?? ""] })) }
+        let data = Data(JSONValue.object([("content", .array(content)), ("version", .int(1))]).serialized(pretty: false).utf8)
         return data.base64EncodedString()
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import KTVCore
 
 /// Agora's reference-pitch files (agora NOTES §1.5): the `.pitch` JSON note list
@@ -44,24 +43,44 @@ enum PitchFileParser {
     }
 
     static func parseJSON(_ text: [UInt8], encoding: TextEncoding = .utf8) throws(LyricsError) -> Lyrics {
-        let obj = try JSONModel.object(text, encoding: encoding, what: "invalid JSON in Agora pitch file")
-        guard let root = obj as? [String: Any], let list = root["pitchDatas"] as? [Any] else {
-            throw .malformed(line: nil, detail: "Agora pitch JSON needs a `pitchDatas` list of `{pitch, startTime, duration}`")
-        }
-        var notes: [ReferencePitch.Note] = []
-        for (k, item) in list.enumerated() {
-            guard let d = item as? [String: Any],
-                  let pitch = (d["pitch"] as? NSNumber)?.doubleValue,
-                  let start = (d["startTime"] as? NSNumber)?.intValue,
-                  let dur = (d["duration"] as? NSNumber)?.intValue else {
-                throw .malformed(line: nil, detail: "pitchDatas[\(k)] needs numbers `pitch`, `startTime` and `duration` (ms)")
+        let needsList = LyricsError.malformed(line: nil, detail: "Agora pitch JSON needs a `pitchDatas` list of `{pitch, startTime, duration}`")
+        let notes = try JSONModel.decode(text, encoding: encoding, what: "invalid JSON in Agora pitch file") { r in
+            var notes: [ReferencePitch.Note]?
+            guard r.peek() == 0x7B else { throw needsList }
+            try r.forEachMember { r, key in
+                if r.keyEquals(key, "pitchDatas"), r.peek() == 0x5B { notes = try Self.notes(&r) } else { try r.skipValue() }
             }
-            guard start >= 0, dur >= 0 else {
-                throw .malformed(line: nil, detail: "pitchDatas[\(k)] has a negative `startTime` or `duration`")
-            }
-            notes.append(.init(startMs: start, durationMs: dur, value: pitch))
+            guard let notes else { throw needsList }
+            return notes
         }
         return Lyrics(format: .agoraPitchJSON, referencePitch: .notes(scale: .noteIndex, notes))
+    }
+
+    /// The `pitchDatas` list.
+    private static func notes(_ r: inout JSONReader) throws -> [ReferencePitch.Note] {
+        var notes: [ReferencePitch.Note] = []
+        try r.forEachElement { r in
+            let k = notes.count
+            var pitch: Double?, start: Double?, duration: Double?
+            if r.peek() == 0x7B {
+                try r.forEachMember { r, key in
+                    if r.keyEquals(key, "pitch") { pitch = try JSONModel.number(&r) }
+                    else if r.keyEquals(key, "startTime") { start = try JSONModel.number(&r) }
+                    else if r.keyEquals(key, "duration") { duration = try JSONModel.number(&r) }
+                    else { try r.skipValue() }
+                }
+            }
+            // Whole ms, a fraction dropped; beyond ±9e15 ms a time is nonsense, not a number to clamp.
+            guard let pitch, let start, let duration, abs(start) < 9e15, abs(duration) < 9e15 else {
+                throw LyricsError.malformed(line: nil, detail: "pitchDatas[\(k)] needs numbers `pitch`, `startTime` and `duration` (ms)")
+            }
+            let startMs = Int(start), durationMs = Int(duration)
+            guard startMs >= 0, durationMs >= 0 else {
+                throw LyricsError.malformed(line: nil, detail: "pitchDatas[\(k)] has a negative `startTime` or `duration`")
+            }
+            notes.append(.init(startMs: startMs, durationMs: durationMs, value: pitch))
+        }
+        return notes
     }
 
     private static func int32(_ b: [UInt8], _ at: Int) -> Int32 {

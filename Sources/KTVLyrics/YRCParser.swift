@@ -1,4 +1,3 @@
-import Foundation
 import KTVCore
 
 /// NetEase YRC (docs/lyric-formats.md §3.1): rows `[startMs,durMs](wStartMs,wDurMs,flag)text…` with absolute
@@ -78,18 +77,18 @@ struct YRCParser {
     }
 
     private func credit(_ b: ArraySlice<UInt8>, line: Int, into diags: inout [Diagnostic]) -> LyricLine? {
-        guard let obj = try? JSONSerialization.jsonObject(with: Data(b)) as? [String: Any] else {
+        guard let obj = try? JSONReader.parse(Array(b), allowsTrailingCommas: true), case .object = obj else {
             diags.append(.error("unparsable-line", line: line,
                                 "row starts with `{` but is not valid JSON; a YRC credit row looks like `{\"t\":0,\"c\":[{\"tx\":\"作词: \"}]}`"))
             return nil
         }
-        guard let t = (obj["t"] as? NSNumber)?.intValue, let c = obj["c"] as? [[String: Any]] else {
+        guard let t = obj["t"]?.number, abs(t) < 9e15, case let .array(c)? = obj["c"], c.allSatisfy({ if case .object = $0 { true } else { false } }) else {
             diags.append(.error("unparsable-line", line: line,
                                 "JSON credit row needs a number `t` (ms) and a list `c` of `{\"tx\":…}` parts"))
             return nil
         }
-        let text = c.compactMap { $0["tx"] as? String }.joined()
-        return LyricLine(startMs: t, durationMs: 0, text: text, sourceLine: line)
+        let text = c.compactMap { $0["tx"]?.string }.joined()
+        return LyricLine(startMs: Int(t), durationMs: 0, text: text, sourceLine: line)
     }
 
     /// `(digits,digits,digits)` at `i`.

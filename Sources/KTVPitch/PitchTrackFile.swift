@@ -163,60 +163,87 @@ public enum PitchTrackFile {
     // MARK: - JSON
 
     private static func parseJSON(_ text: [UInt8], path: String) throws(PitchError) -> PitchContour {
-        var parser = PitchTrackJSON(bytes: text)
-        let root: PitchTrackJSON.Node
-        do { root = try parser.document() } catch {
-            throw .badTrackFile(path: path, line: error.line, detail: "invalid JSON: \(error.detail)")
+        // Syntax first, over the whole text; then the frames, each error at the line of its value.
+        do { try JSONReader.check(text) } catch {
+            throw .badTrackFile(path: path, line: JSONReader.location(of: error.byteOffset, in: text).line, detail: "invalid JSON: \(error.message)")
         }
-        guard case let .object(members) = root.value else {
-            throw .badTrackFile(path: path, line: root.line, detail: "expected a JSON object with `frames`")
+        do {
+            return try text.withUnsafeBufferPointer { buf in
+                var r = JSONReader(buf)
+                return try frames(&r, path: path)
+            }
+        } catch let e as PitchError {
+            throw e
+        } catch {
+            throw .badTrackFile(path: path, line: nil, detail: "invalid JSON: \(error)")
         }
-        guard let framesNode = members.first(where: { $0.key == "frames" })?.value else {
-            throw .badTrackFile(path: path, line: root.line, detail: "no `frames` array in the JSON object")
+    }
+
+    /// The `frames` of the root object (the first `frames` member; other members are skipped).
+    private static func frames(_ r: inout JSONReader, path: String) throws -> PitchContour {
+        let bytes = r.bytes
+        func fail(_ at: Int, _ detail: String) -> PitchError {
+            .badTrackFile(path: path, line: JSONReader.location(of: at, in: bytes).line, detail: detail)
         }
-        guard case let .array(frames) = framesNode.value else {
-            throw .badTrackFile(path: path, line: framesNode.line, detail: "`frames` must be an array of frame objects")
-        }
+        r.skipSpace()
+        let rootAt = r.offset
         var times: [Double] = []
         var freqs: [Double] = []
-        for (k, frame) in frames.enumerated() {
-            let here = "frames[\(k)]"
-            guard case let .object(fields) = frame.value else {
-                throw .badTrackFile(path: path, line: frame.line, detail: "\(here) must be an object with `time_s` and `f0_hz`")
+        var framesAt: Int?
+        try r.forEachMember { r, key in
+            guard framesAt == nil, r.keyEquals(key, "frames") else { return try r.skipValue() }
+            r.skipSpace()
+            framesAt = r.offset
+            guard r.peek() == 0x5B else { throw fail(r.offset, "`frames` must be an array of frame objects") }
+            try r.forEachElement { r in
+                let here = times.count
+                r.skipSpace()
+                let frameAt = r.offset
+                guard r.peek() == 0x7B else { throw fail(frameAt, "frames[\(here)] must be an object with `time_s` and `f0_hz`") }
+                // The first `time_s` and `f0_hz`: where each is, and its number, or the kind it is instead.
+                var time: (at: Int, value: Double?, kind: String)?
+                var f0: (at: Int, value: Double?, kind: String)?
+                try r.forEachMember { r, key in
+                    if time == nil, r.keyEquals(key, "time_s") { time = try numberOrKind(&r) }
+                    else if f0 == nil, r.keyEquals(key, "f0_hz") { f0 = try numberOrKind(&r) }
+                    else { try r.skipValue() }
+                }
+                guard let time else { throw fail(frameAt, "frames[\(here)]: `time_s` is missing") }
+                guard let t = time.value else { throw fail(time.at, "frames[\(here)]: `time_s` must be a number, not \(time.kind)") }
+                guard let f0 else { throw fail(frameAt, "frames[\(here)]: `f0_hz` is missing (null for an unvoiced frame)") }
+                guard let f = f0.value ?? (f0.kind == "null" ? 0 : nil) else {
+                    throw fail(f0.at, "frames[\(here)]: `f0_hz` must be a number or null, not \(f0.kind)")
+                }
+                if t < 0 { throw fail(time.at, "frames[\(here)]: `time_s` \(t) is negative; times are seconds from 0") }
+                if let last = times.last, !(t > last) {
+                    throw fail(time.at, "frames[\(here)]: `time_s` \(t) is not after the previous frame's \(last); times must increase")
+                }
+                times.append(t)
+                freqs.append(f)
             }
-            guard let timeNode = fields.first(where: { $0.key == "time_s" })?.value else {
-                throw .badTrackFile(path: path, line: frame.line, detail: "\(here): `time_s` is missing")
-            }
-            guard case let .number(t) = timeNode.value else {
-                throw .badTrackFile(path: path, line: timeNode.line, detail: "\(here): `time_s` must be a number, not \(timeNode.value.kind)")
-            }
-            guard let f0Node = fields.first(where: { $0.key == "f0_hz" })?.value else {
-                throw .badTrackFile(path: path, line: frame.line, detail: "\(here): `f0_hz` is missing (null for an unvoiced frame)")
-            }
-            let f: Double
-            switch f0Node.value {
-            case let .number(v): f = v
-            case .null: f = 0
-            default:
-                throw .badTrackFile(path: path, line: f0Node.line, detail: "\(here): `f0_hz` must be a number or null, not \(f0Node.value.kind)")
-            }
-            guard t.isFinite, f.isFinite else {
-                throw .badTrackFile(path: path, line: frame.line, detail: "\(here): value out of range")
-            }
-            if t < 0 {
-                throw .badTrackFile(path: path, line: timeNode.line, detail: "\(here): `time_s` \(t) is negative; times are seconds from 0")
-            }
-            if let last = times.last, !(t > last) {
-                throw .badTrackFile(path: path, line: timeNode.line,
-                                    detail: "\(here): `time_s` \(t) is not after the previous frame's \(last); times must increase")
-            }
-            times.append(t)
-            freqs.append(f)
         }
-        guard !times.isEmpty else {
-            throw .badTrackFile(path: path, line: framesNode.line, detail: "`frames` is empty")
-        }
+        guard let framesAt else { throw fail(rootAt, "no `frames` array in the JSON object") }
+        guard !times.isEmpty else { throw fail(framesAt, "`frames` is empty") }
         return PitchContour(timesS: times, signedHz: freqs)
+    }
+
+    /// A value's offset, and its number or else what kind of value it is, for messages.
+    private static func numberOrKind(_ r: inout JSONReader) throws -> (at: Int, value: Double?, kind: String) {
+        let c = r.peek()
+        let at = r.offset
+        switch c {
+        case let b? where b == 0x2D || (b >= 0x30 && b <= 0x39): return (at, try r.number().double, "a number")
+        default:
+            try r.skipValue()
+            let kind = switch c {
+            case 0x22?: "a string"
+            case 0x7B?: "an object"
+            case 0x5B?: "an array"
+            case 0x6E?: "null"
+            default: "a boolean"
+            }
+            return (at, nil, kind)
+        }
     }
 }
 
@@ -226,162 +253,5 @@ private extension String {
         while let c = u.first, c == " " || c == "\t" { u.removeFirst() }
         while let c = u.last, c == " " || c == "\t" { u.removeLast() }
         return String(u)
-    }
-}
-
-/// A small JSON reader that remembers the line each value starts on, for precise messages.
-fileprivate struct PitchTrackJSON {
-    struct Failure: Error { var line: Int; var detail: String }
-
-    indirect enum Value {
-        case null, bool(Bool), number(Double), string(String), array([Node]), object([(key: String, value: Node)])
-
-        var kind: String {
-            switch self {
-            case .null: return "null"
-            case .bool: return "a boolean"
-            case .number: return "a number"
-            case .string: return "a string"
-            case .array: return "an array"
-            case .object: return "an object"
-            }
-        }
-    }
-
-    struct Node { var value: Value; var line: Int }
-
-    let bytes: [UInt8]
-    var i = 0
-    var line = 1
-    var depth = 0
-
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func document() throws(Failure) -> Node {
-        let node = try value()
-        skipSpace()
-        if i < bytes.count { throw Failure(line: line, detail: "unexpected text after the JSON value") }
-        return node
-    }
-
-    private mutating func skipSpace() {
-        while i < bytes.count {
-            switch bytes[i] {
-            case 0x0A: line += 1; i += 1
-            case 0x20, 0x09, 0x0D: i += 1
-            default: return
-            }
-        }
-    }
-
-    private mutating func expect(_ c: UInt8, _ what: String) throws(Failure) {
-        skipSpace()
-        guard i < bytes.count, bytes[i] == c else { throw Failure(line: line, detail: "expected \(what)") }
-        i += 1
-    }
-
-    private mutating func value() throws(Failure) -> Node {
-        skipSpace()
-        guard i < bytes.count else { throw Failure(line: line, detail: "unexpected end of file") }
-        let at = line
-        switch bytes[i] {
-        case UInt8(ascii: "{"):
-            depth += 1
-            guard depth <= 512 else { throw Failure(line: line, detail: "nested too deeply") }
-            defer { depth -= 1 }
-            i += 1
-            var members: [(key: String, value: Node)] = []
-            skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return Node(value: .object(members), line: at) }
-            while true {
-                skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw Failure(line: line, detail: "expected a quoted key") }
-                let key = try string()
-                try expect(UInt8(ascii: ":"), "`:` after a key")
-                members.append((key, try value()))
-                skipSpace()
-                guard i < bytes.count else { throw Failure(line: line, detail: "unexpected end of file in an object") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return Node(value: .object(members), line: at) }
-                throw Failure(line: line, detail: "expected `,` or `}` in an object")
-            }
-        case UInt8(ascii: "["):
-            depth += 1
-            guard depth <= 512 else { throw Failure(line: line, detail: "nested too deeply") }
-            defer { depth -= 1 }
-            i += 1
-            var items: [Node] = []
-            skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return Node(value: .array(items), line: at) }
-            while true {
-                items.append(try value())
-                skipSpace()
-                guard i < bytes.count else { throw Failure(line: line, detail: "unexpected end of file in an array") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return Node(value: .array(items), line: at) }
-                throw Failure(line: line, detail: "expected `,` or `]` in an array")
-            }
-        case UInt8(ascii: "\""):
-            return Node(value: .string(try string()), line: at)
-        case UInt8(ascii: "t"): try literal("true"); return Node(value: .bool(true), line: at)
-        case UInt8(ascii: "f"): try literal("false"); return Node(value: .bool(false), line: at)
-        case UInt8(ascii: "n"): try literal("null"); return Node(value: .null, line: at)
-        default:
-            return Node(value: .number(try number()), line: at)
-        }
-    }
-
-    private mutating func literal(_ word: String) throws(Failure) {
-        let w = Array(word.utf8)
-        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else {
-            throw Failure(line: line, detail: "unexpected character")
-        }
-        i += w.count
-    }
-
-    private mutating func number() throws(Failure) -> Double {
-        let start = i
-        while i < bytes.count, "+-0123456789.eE".utf8.contains(bytes[i]) { i += 1 }
-        let text = String(decoding: bytes[start..<i], as: UTF8.self)
-        guard !text.isEmpty, let v = Double(text), v.isFinite,
-              text.first != "+", !text.hasPrefix("."), !text.hasPrefix("-.") else {
-            throw Failure(line: line, detail: text.isEmpty ? "unexpected character" : "\(quoted(text)) is not a JSON number")
-        }
-        return v
-    }
-
-    private mutating func string() throws(Failure) -> String {
-        i += 1 // opening quote
-        var out: [UInt8] = []
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == UInt8(ascii: "\"") { i += 1; return String(decoding: out, as: UTF8.self) }
-            if b == 0x0A { throw Failure(line: line, detail: "unterminated string") }
-            if b == UInt8(ascii: "\\") {
-                guard i + 1 < bytes.count else { break }
-                let e = bytes[i + 1]
-                i += 2
-                switch e {
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "u"):
-                    guard i + 4 <= bytes.count, let code = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16) else {
-                        throw Failure(line: line, detail: "bad \\u escape")
-                    }
-                    i += 4
-                    // Keys and values used here are ASCII; other code points are kept when valid.
-                    let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
-                    out += Array(String(Character(scalar)).utf8)
-                default: out.append(e)
-                }
-                continue
-            }
-            out.append(b)
-            i += 1
-        }
-        throw Failure(line: line, detail: "unterminated string")
     }
 }

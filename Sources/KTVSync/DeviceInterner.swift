@@ -1,3 +1,5 @@
+import KTVCore
+
 /// Gives each device name a small number, comparing the raw bytes so the common case allocates nothing.
 struct DeviceInterner {
     var names: [String] = []
@@ -6,8 +8,8 @@ struct DeviceInterner {
 
     private var index: [String: Int] = [:]
 
-    mutating func id(_ s: JSONScanner, _ r: (start: Int, end: Int, escaped: Bool)) throws(ScanError) -> Int {
-        if r.escaped { return id(named: try s.makeString(r)) }
+    mutating func id(_ s: JSONReader, _ r: JSONReader.StringRange) -> Int {
+        if r.escaped { return id(named: s.makeString(r)) }
         let n = r.end - r.start
         // Lines usually alternate between a few devices: try the last one, then a short scan
         // without allocating; a log with many names goes through the dictionary.
@@ -15,7 +17,7 @@ struct DeviceInterner {
         if keys.count <= 16 {
             for k in 0..<keys.count where equal(keys[k], s, r.start, n) { last = k; return k }
         }
-        last = id(named: String(decoding: UnsafeBufferPointer(rebasing: s.p[r.start..<r.end]), as: UTF8.self))
+        last = id(named: String(decoding: UnsafeBufferPointer(rebasing: s.bytes[r.start..<r.end]), as: UTF8.self))
         return last
     }
 
@@ -28,10 +30,10 @@ struct DeviceInterner {
     }
 
     @inline(__always)
-    private func equal(_ key: [UInt8], _ s: JSONScanner, _ start: Int, _ n: Int) -> Bool {
+    private func equal(_ key: [UInt8], _ s: JSONReader, _ start: Int, _ n: Int) -> Bool {
         guard key.count == n else { return false }
         return key.withUnsafeBufferPointer { k in
-            for j in 0..<n where k[j] != s.p[start + j] { return false }
+            for j in 0..<n where k[j] != s.bytes[start + j] { return false }
             return true
         }
     }

@@ -19,7 +19,7 @@ struct EventDecoder {
 
     mutating func decode(_ buf: UnsafeBufferPointer<UInt8>, file: Int, fileName: String, line: Int) throws(SyncError) -> DecodedLine {
         let place = LinePlace(fileName: fileName, line: line)
-        var s = JSONScanner(buf)
+        var s = JSONReader(buf)
         let raw = try RawEvent.scan(&s, place)
         let head = try header(raw, s, place, file: file)
         return try body(raw, head, s, place)
@@ -38,33 +38,32 @@ struct EventDecoder {
         }
     }
 
-    mutating func header(_ r: RawEvent, _ s: JSONScanner, _ place: LinePlace, file: Int) throws(SyncError) -> Header {
+    mutating func header(_ r: RawEvent, _ s: JSONReader, _ place: LinePlace, file: Int) throws(SyncError) -> Header {
         guard let device = r.device else { throw place.malformed("device", "missing; every event needs `device`, `at` and `kind`") }
         guard device.end > device.start else { throw place.malformed("device", "is empty; name the device that logged the event") }
         guard r.kind != nil else { throw place.malformed("kind", "missing; use one of \(Self.kinds)") }
         guard let at = r.at else { throw place.malformed("at", "missing; every event needs the device's monotonic time `at` in ms") }
         let atMs = try place.ms(at, "at")
         let ntpMs = try r.ntp.map { n throws(SyncError) in NTPTime.unixMs(try place.ms(n, "ntp")) }
-        let id: Int
-        do { id = try devices.id(s, device) } catch { throw place.malformed("device", error.message) }
+        let id = devices.id(s, device)
         let delayMs = try r.delay.map { n throws(SyncError) in try place.ms(n, "playout_delay") }
         if let d = delayMs, d < 0 || d > 10_000 { throw place.malformed("playout_delay", "\(d) ms is not a playout delay (0-10000 ms)") }
         return Header(device: id, atMs: atMs, ntpMs: ntpMs, playoutDelayMs: delayMs, source: SourceRef(file: file, line: place.line))
     }
 
-    mutating func body(_ r: RawEvent, _ h: Header, _ s: JSONScanner, _ place: LinePlace) throws(SyncError) -> DecodedLine {
+    mutating func body(_ r: RawEvent, _ h: Header, _ s: JSONReader, _ place: LinePlace) throws(SyncError) -> DecodedLine {
         let kind = r.kind!
         // The common kinds are recognized from the raw bytes; a String is made only for the rest.
         let kindName: String
         if s.keyEquals(kind, "progress") { kindName = "progress" }
         else if s.keyEquals(kind, "recv") { kindName = "recv" }
         else if s.keyEquals(kind, "send") { kindName = "send" }
-        else { kindName = try place.text(s, kind, "kind") }
+        else { kindName = s.makeString(kind) }
         switch kindName {
         case "progress": return try progress(r, h, s, place)
         case "role":
             guard let role = r.role else { throw place.malformed("role", "missing; use lead, chorus or audience") }
-            let name = try place.text(s, role, "role")
+            let name = s.makeString(role)
             guard let value = DeviceRole(rawValue: name) else { throw place.malformed("role", "unknown role \(quoted(name)); use lead, chorus or audience") }
             return h.event(.role(value))
         case "send":
@@ -85,7 +84,7 @@ struct EventDecoder {
         case "stop": return h.event(.command(.stop))
         case "record":
             guard let action = r.action else { throw place.malformed("action", "missing; use start or stop") }
-            let a = try place.text(s, action, "action")
+            let a = s.makeString(action)
             guard a == "start" || a == "stop" else { throw place.malformed("action", "unknown action \(quoted(a)); use start or stop") }
             return h.event(.record(start: a == "start"))
         case "truth": return try truth(r, h, s, place)
@@ -94,12 +93,12 @@ struct EventDecoder {
         }
     }
 
-    mutating func progress(_ r: RawEvent, _ h: Header, _ s: JSONScanner, _ place: LinePlace) throws(SyncError) -> DecodedLine {
+    mutating func progress(_ r: RawEvent, _ h: Header, _ s: JSONReader, _ place: LinePlace) throws(SyncError) -> DecodedLine {
         guard let position = r.position else { throw place.malformed("position", "missing; a progress event carries the player position in ms") }
         guard let state = r.state else { throw place.malformed("state", "missing; use playing, paused or stopped") }
         let st: PlayerState
         if s.keyEquals(state, "playing") { st = .playing } else {
-            let name = try place.text(s, state, "state")
+            let name = s.makeString(state)
             guard let other = PlayerState(rawValue: name) else { throw place.malformed("state", "unknown state \(quoted(name)); use playing, paused or stopped") }
             st = other
         }
@@ -111,32 +110,30 @@ struct EventDecoder {
     }
 
     /// A received vendor message: the sender, then the payload read by its vendor's codec.
-    mutating func recv(_ r: RawEvent, _ h: Header, _ s: JSONScanner, _ place: LinePlace) throws(SyncError) -> DecodedLine {
+    mutating func recv(_ r: RawEvent, _ h: Header, _ s: JSONReader, _ place: LinePlace) throws(SyncError) -> DecodedLine {
         let p = try syncProtocol(r, s, place)
         guard r.messageAt >= 0 else { throw place.malformed("message", "missing; a recv event carries the vendor payload") }
         var fromId: Int?
-        if let from = r.from {
-            do { fromId = try devices.id(s, from) } catch { throw place.malformed("from", error.message) }
-        }
+        if let from = r.from { fromId = devices.id(s, from) }
         if h.ntpMs == nil { notes.add("ntp-inferred", key: "recv", file: place.fileName, line: place.line, "a recv event has no `ntp`; its NTP time is inferred from `at`") }
         let fields = try PayloadFields.read(s, at: r.messageAt, fileName: place.fileName, line: place.line)
         let message = try p.codec.decode(fields, notes: &notes)
         return h.event(.recv(p, from: fromId, message))
     }
 
-    func truth(_ r: RawEvent, _ h: Header, _ s: JSONScanner, _ place: LinePlace) throws(SyncError) -> DecodedLine {
+    func truth(_ r: RawEvent, _ h: Header, _ s: JSONReader, _ place: LinePlace) throws(SyncError) -> DecodedLine {
         guard r.truthAt >= 0 else { throw place.malformed("truth", "missing; a truth event carries an object") }
         var t = s
-        t.i = r.truthAt
+        t.offset = r.truthAt
         let v: JSONValue
         do { v = try t.value() } catch { throw place.malformed("truth", error.message) }
         guard case .object = v else { throw place.malformed("truth", "must be an object") }
         return .truth(device: h.device, ntpMs: h.ntpMs, v)
     }
 
-    func syncProtocol(_ r: RawEvent, _ s: JSONScanner, _ place: LinePlace) throws(SyncError) -> SyncProtocol {
+    func syncProtocol(_ r: RawEvent, _ s: JSONReader, _ place: LinePlace) throws(SyncError) -> SyncProtocol {
         guard let proto = r.proto else { throw place.malformed("protocol", "missing; use zego, agora, tencent or volcano") }
-        let name = try place.text(s, proto, "protocol")
+        let name = s.makeString(proto)
         guard let p = SyncProtocol(rawValue: name) else { throw place.malformed("protocol", "unknown protocol \(quoted(name)); use zego, agora, tencent or volcano") }
         return p
     }
@@ -152,7 +149,7 @@ struct LinePlace {
     }
 
     /// Milliseconds, bounded well inside Int so that sums and differences of times cannot overflow.
-    func ms(_ n: ScannedNumber, _ field: String) throws(SyncError) -> Int {
+    func ms(_ n: JSONNumber, _ field: String) throws(SyncError) -> Int {
         if let v = n.integer {
             guard v > -9_000_000_000_000_000, v < 9_000_000_000_000_000 else { throw malformed(field, "\(v) is out of range for milliseconds") }
             return v
@@ -160,18 +157,14 @@ struct LinePlace {
         guard n.double.isFinite, abs(n.double) < 9e15 else { throw malformed(field, "\(n.double) is out of range for milliseconds") }
         return Int(n.double.rounded())
     }
-
-    func text(_ s: JSONScanner, _ r: JSONScanner.StringRange, _ field: String) throws(SyncError) -> String {
-        do { return try s.makeString(r) } catch { throw malformed(field, error.message) }
-    }
 }
 
 /// The top-level fields of one event line as byte ranges and numbers, before anything is decoded.
 struct RawEvent {
-    var device: JSONScanner.StringRange?, kind: JSONScanner.StringRange?, role: JSONScanner.StringRange?, state: JSONScanner.StringRange?
-    var proto: JSONScanner.StringRange?, from: JSONScanner.StringRange?, action: JSONScanner.StringRange?
-    var at: ScannedNumber?, ntp: ScannedNumber?, position: ScannedNumber?, duration: ScannedNumber?
-    var startNtp: ScannedNumber?, to: ScannedNumber?, delay: ScannedNumber?
+    var device: JSONReader.StringRange?, kind: JSONReader.StringRange?, role: JSONReader.StringRange?, state: JSONReader.StringRange?
+    var proto: JSONReader.StringRange?, from: JSONReader.StringRange?, action: JSONReader.StringRange?
+    var at: JSONNumber?, ntp: JSONNumber?, position: JSONNumber?, duration: JSONNumber?
+    var startNtp: JSONNumber?, to: JSONNumber?, delay: JSONNumber?
     /// Where the `message` and `truth` values start (-1: absent); they are read only when the kind needs them.
     var messageAt = -1, truthAt = -1
 
@@ -181,23 +174,19 @@ struct RawEvent {
     /// Reads the object member by member; a syntax error names the column, a mistyped field its name.
     /// One loop in one function: it runs for every member of a million lines, and the scanner's
     /// small functions inline into it.
-    static func scan(_ s: inout JSONScanner, _ place: LinePlace) throws(SyncError) -> RawEvent {
+    static func scan(_ s: inout JSONReader, _ place: LinePlace) throws(SyncError) -> RawEvent {
         var r = RawEvent()
         do {
-            try s.expect(0x7B, "`{` (each line must be one JSON object)")
-            if s.peek() == 0x7D {
-                s.i += 1
-            } else {
-                while true {
-                    let key = try s.stringRange()
-                    try s.expect(0x3A, "`:` after a key")
+            if try s.enterObject("`{` (each line must be one JSON object)") {
+                repeat {
+                    let key = try s.memberName()
                     let c = s.peek()
-                    func num(_ name: String, nullable: Bool = false) throws -> ScannedNumber? {
+                    func num(_ name: String, nullable: Bool = false) throws -> JSONNumber? {
                         if nullable, c == 0x6E { try s.literal("null"); return nil }
                         guard let c, c == 0x2D || (c >= 0x30 && c <= 0x39) else { throw place.malformed(name, "must be a number of milliseconds, not \(typeName(c))") }
                         return try s.number()
                     }
-                    func str(_ name: String) throws -> JSONScanner.StringRange {
+                    func str(_ name: String) throws -> JSONReader.StringRange {
                         guard c == 0x22 else { throw place.malformed(name, "must be a string, not \(typeName(c))") }
                         return try s.stringRange()
                     }
@@ -209,10 +198,10 @@ struct RawEvent {
                     case 4 where s.keyEquals(key, "role"): r.role = try str("role")
                     case 4 where s.keyEquals(key, "from"): r.from = try str("from")
                     case 5 where s.keyEquals(key, "state"): r.state = try str("state")
-                    case 5 where s.keyEquals(key, "truth"): r.truthAt = s.i; try s.skipValue()
+                    case 5 where s.keyEquals(key, "truth"): r.truthAt = s.offset; try s.skipValue()
                     case 6 where s.keyEquals(key, "device"): r.device = try str("device")
                     case 6 where s.keyEquals(key, "action"): r.action = try str("action")
-                    case 7 where s.keyEquals(key, "message"): r.messageAt = s.i; try s.skipValue()
+                    case 7 where s.keyEquals(key, "message"): r.messageAt = s.offset; try s.skipValue()
                     case 8 where s.keyEquals(key, "position"): r.position = try num("position")
                     case 8 where s.keyEquals(key, "duration"): r.duration = try num("duration", nullable: true)
                     case 8 where s.keyEquals(key, "protocol"): r.proto = try str("protocol")
@@ -221,23 +210,18 @@ struct RawEvent {
                     default:
                         // Escaped keys are legal JSON; compare them decoded.
                         if key.escaped {
-                            let name = try s.makeString(key)
+                            let name = s.makeString(key)
                             if knownKeys.contains(name) { throw place.malformed(name, "write the key without escapes") }
                         }
                         try s.skipValue()
                     }
-                    guard let n = s.peek() else { throw s.fail("`,` or `}`") }
-                    s.i += 1
-                    if n == 0x7D { break }
-                    if n != 0x2C { s.i -= 1; throw s.fail("`,` or `}`") }
-                }
+                } while try s.nextMember()
             }
-            s.skipSpace()
-            if !s.atEnd { throw s.fail("the end of the line after the object (one event per line)") }
+            try s.expectEnd("the end of the line after the object (one event per line)")
         } catch let e as SyncError {
             throw e
-        } catch let e as ScanError {
-            throw place.malformed(nil, "not a JSON object: at column \(e.offset + 1): \(e.message)")
+        } catch let e as JSONReadError {
+            throw place.malformed(nil, "not a JSON object: at column \(e.byteOffset + 1): \(e.message)")
         } catch {
             throw place.malformed(nil, "\(error)")
         }

@@ -79,9 +79,9 @@ struct PayloadFields {
 
     /// Reads the `message` value at `at`: an object, or a string holding one (payloads are often
     /// logged verbatim as text).
-    static func read(_ base: JSONScanner, at: Int, fileName: String, line: Int) throws(SyncError) -> PayloadFields {
+    static func read(_ base: JSONReader, at: Int, fileName: String, line: Int) throws(SyncError) -> PayloadFields {
         var s = base
-        s.i = at
+        s.offset = at
         func malformed(_ detail: String) -> SyncError { .malformedLog(file: fileName, line: line, field: "message", detail: detail) }
         var out = PayloadFields(fileName: fileName, line: line)
         if s.peek() == 0x22 {
@@ -90,13 +90,13 @@ struct PayloadFields {
             let bytes = Array(text.utf8)
             var failure: SyncError?
             bytes.withUnsafeBufferPointer { buf in
-                var inner = JSONScanner(buf)
-                do throws(ScanError) {
+                var inner = JSONReader(buf)
+                do throws(JSONReadError) {
                     try out.scan(&inner)
                     inner.skipSpace()
                     if !inner.atEnd { failure = malformed("the payload string has text after its JSON object") }
                 } catch {
-                    failure = malformed("the payload string is not a JSON object: at column \(error.offset + 1): \(error.message)")
+                    failure = malformed("the payload string is not a JSON object: at column \(error.byteOffset + 1): \(error.message)")
                 }
             }
             if let failure { throw failure }
@@ -107,12 +107,10 @@ struct PayloadFields {
         return out
     }
 
-    private mutating func scan(_ s: inout JSONScanner) throws(ScanError) {
-        try s.expect(0x7B, "`{`")
-        if s.peek() == 0x7D { s.i += 1; return }
-        while true {
-            let key = try s.stringRange()
-            try s.expect(0x3A, "`:`")
+    private mutating func scan(_ s: inout JSONReader) throws(JSONReadError) {
+        guard try s.enterObject("`{`") else { return }
+        repeat {
+            let key = try s.memberName()
             if s.keyEquals(key, "cmd") {
                 if s.peek() == 0x22 { cmd = try s.string() } else { try s.skipValue() }
             } else if s.keyEquals(key, "message") {
@@ -131,10 +129,6 @@ struct PayloadFields {
             } else {
                 try s.skipValue()
             }
-            guard let n = s.peek() else { throw s.fail("`,` or `}`") }
-            s.i += 1
-            if n == 0x7D { return }
-            if n != 0x2C { s.i -= 1; throw s.fail("`,` or `}`") }
-        }
+        } while try s.nextMember()
     }
 }

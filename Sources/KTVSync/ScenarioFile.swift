@@ -22,8 +22,8 @@ extension Scenario {
     /// on top of one (`"base": "zego"`). See docs/progress-log.md, "The simulator and truth events".
     public static func parse(_ bytes: [UInt8], fileName: String) throws(SyncError) -> Scenario {
         let root: JSONValue
-        do { root = try JSONScanner.parse(bytes) } catch {
-            throw .badScenario(detail: "\(fileName): not JSON: at byte \(error.offset): \(error.message)")
+        do { root = try JSONReader.parse(bytes) } catch {
+            throw .badScenario(detail: "\(fileName): not JSON: at byte \(error.byteOffset): \(error.message)")
         }
         guard case let .object(pairs) = root else { throw .badScenario(detail: "\(fileName): the scenario must be a JSON object") }
         let r = ScenarioReader(fileName: fileName)

@@ -107,8 +107,8 @@ import KTVCore
     @Test func malformedLinesNameFileLineAndField() {
         let good = #"{"device":"B","at":1,"ntp":5,"kind":"play"}"#
         func err(_ bad: String) -> String { readError(good + "\n" + bad + "\n").map(String.init(describing:)) ?? "no error" }
-        #expect(err(#"{"device":"B","at":1,"kind":"play""#) == "bad.jsonl:2: not a JSON object: at column 35: the line ends early; expected `,` or `}`")
-        #expect(err(#"[1,2]"#) == "bad.jsonl:2: not a JSON object: at column 1: expected `{` (each line must be one JSON object), found `[`")
+        #expect(err(#"{"device":"B","at":1,"kind":"play""#) == "bad.jsonl:2: not a JSON object: at column 35: expected `,` or `}` after an object member, found the end of the text")
+        #expect(err(#"[1,2]"#) == "bad.jsonl:2: not a JSON object: at column 1: expected `{` (each line must be one JSON object), found `[1,2]`")
         #expect(err(#"{"device":"B","ntp":5,"kind":"play"}"#) == "bad.jsonl:2: field `at`: missing; every event needs the device's monotonic time `at` in ms")
         #expect(err(#"{"at":1,"kind":"play"}"#) == "bad.jsonl:2: field `device`: missing; every event needs `device`, `at` and `kind`")
         #expect(err(#"{"device":"B","at":"1","kind":"play"}"#) == "bad.jsonl:2: field `at`: must be a number of milliseconds, not a string")

@@ -176,7 +176,7 @@ import KTVCore
         func error(_ t: String) -> String {
             do { _ = try Scenario.parse(Array(t.utf8), fileName: "x.json"); return "no error" } catch { return "\(error)" }
         }
-        #expect(error("{") == "scenario: x.json: not JSON: at byte 1: the line ends early; expected a string")
+        #expect(error("{") == "scenario: x.json: not JSON: at byte 1: expected a member name in double quotes, found the end of the text")
         #expect(error(#"{"rules": "sony"}"#) == "scenario: x.json: `rules` must be zego, agora or tencent")
         #expect(error(#"{"base": "zego", "room_ms": -4}"#) == "scenario: x.json: `room_ms` must be a whole number in 1000…86400000")
         #expect(error(#"{"base": "zego", "colour": 1}"#) == "scenario: x.json: `colour` is not a scenario field (see docs/progress-log.md)")
