@@ -68,11 +68,17 @@ public enum JSONModel {
             put(",\n    \"notes\": ")
             try array(notes.count) { note(notes[$0]) }
             put("\n  }")
-        case let .contour(interval, hz)?:
-            put(",\n  \"reference_pitch\": {\n    \"kind\": \"contour\",\n    \"interval_ms\": ")
-            put(.int(interval), indent: 2)
+        case let .contour(c)?:
+            put(",\n  \"reference_pitch\": {\n    \"kind\": \"contour\",\n    ")
+            if let interval = contourInterval(c) {
+                put("\"interval_ms\": ")
+                put(.int(interval), indent: 2)
+            } else {
+                put("\"times_s\": ")
+                try array(c.count) { .double(c.timesS[$0]) }
+            }
             put(",\n    \"hz\": ")
-            try array(hz.count) { contourValue(hz[$0]) }
+            try array(c.count) { contourValue(c.f0Hz[$0]) }
             put("\n  }")
         case nil:
             break
@@ -203,13 +209,20 @@ public enum JSONModel {
         switch pitch {
         case let .notes(scale, notes):
             return .object([("kind", .string("notes")), ("scale", .string(scale.rawValue)), ("notes", .array(notes.map(note)))])
-        case let .contour(interval, hz):
-            return .object([("kind", .string("contour")), ("interval_ms", .int(interval)), ("hz", .array(hz.map(contourValue)))])
+        case let .contour(c):
+            let grid: (String, JSONValue) = contourInterval(c).map { ("interval_ms", .int($0)) } ?? ("times_s", .array(c.timesS.map(JSONValue.double)))
+            return .object([("kind", .string("contour")), grid, ("hz", .array(c.f0Hz.map(contourValue)))])
         }
     }
 
     static func note(_ n: ReferencePitch.Note) -> JSONValue {
         .object([("start_ms", .int(n.startMs)), ("duration_ms", .int(n.durationMs)), ("value", .double(n.value))])
+    }
+
+    /// The contour's interval when its samples sit at k·interval; a contour too short to tell is
+    /// written with Agora's 10 ms (its times read back the same).
+    static func contourInterval(_ c: PitchContour) -> Int? {
+        c.count < 2 ? 10 : c.regularIntervalMs
     }
 
     /// An unvoiced frame is written as 0 Hz.
@@ -320,13 +333,14 @@ public enum JSONModel {
     private static func referencePitch(_ r: inout JSONReader) throws -> ReferencePitch {
         guard r.peek() == 0x7B else { throw LyricsError.malformed(line: nil, detail: "`reference_pitch` must be an object") }
         var kind: String?, scale: String?, interval: Int?
-        var notesAt: JSONReader?, hzAt: JSONReader?
+        var notesAt: JSONReader?, hzAt: JSONReader?, timesAt: JSONReader?
         try r.forEachMember { r, key in
             if r.keyEquals(key, "kind") { kind = try string(&r) }
             else if r.keyEquals(key, "scale") { scale = try string(&r) }
             else if r.keyEquals(key, "interval_ms") { interval = try int(&r) }
             else if r.keyEquals(key, "notes") { notesAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
             else if r.keyEquals(key, "hz") { hzAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
+            else if r.keyEquals(key, "times_s") { timesAt = r.peek() == 0x5B ? r : nil; try r.skipValue() }
             else { try r.skipValue() }
         }
         switch kind {
@@ -352,8 +366,8 @@ public enum JSONModel {
             }
             return .notes(scale: scale, notes)
         case "contour":
-            guard let interval, interval > 0, var a = hzAt else {
-                throw LyricsError.malformed(line: nil, detail: "`reference_pitch` of kind contour needs a positive `interval_ms` and an `hz` list")
+            guard interval.map({ $0 > 0 }) ?? (timesAt != nil), var a = hzAt else {
+                throw LyricsError.malformed(line: nil, detail: "`reference_pitch` of kind contour needs a positive `interval_ms` (or a `times_s` list) and an `hz` list")
             }
             var hz: [Double?] = []
             try a.forEachElement { a in
@@ -362,7 +376,20 @@ public enum JSONModel {
                 }
                 hz.append(x == 0 ? nil : x)
             }
-            return .contour(intervalMs: interval, hz: hz)
+            if let interval { return .contour(intervalMs: interval, hz: hz) }
+            var times: [Double] = []
+            if var t = timesAt {
+                try t.forEachElement { t in
+                    guard let x = try number(&t), x.isFinite, x >= 0, times.last.map({ x > $0 }) ?? true else {
+                        throw LyricsError.malformed(line: nil, detail: "reference_pitch.times_s[\(times.count)] must be a time in seconds after the previous one")
+                    }
+                    times.append(x)
+                }
+            }
+            guard times.count == hz.count else {
+                throw LyricsError.malformed(line: nil, detail: "reference_pitch has \(times.count) `times_s` and \(hz.count) `hz` values; give one time per value")
+            }
+            return .contour(PitchContour(timesS: times, f0Hz: hz))
         default:
             throw LyricsError.malformed(line: nil, detail: "`reference_pitch.kind` must be `notes` or `contour`")
         }

@@ -64,8 +64,8 @@ public enum LyricsReader {
             parsed.lyrics.format = .krc
             return parsed
         }
-        if options.format == .agoraPitchBinary || (options.format == nil && PitchFileParser.isBinaryV1(bytes)) {
-            return ParsedLyrics(lyrics: try PitchFileParser.parseBinary(bytes), diagnostics: [], encoding: nil)
+        if options.format == .agoraPitchBinary || (options.format == nil && AgoraPitchFormat.isBinaryV1(bytes)) {
+            return ParsedLyrics(lyrics: try AgoraPitchFormat.parseBinary(bytes), diagnostics: [], encoding: nil)
         }
         if options.format == nil, bytes.count >= qrcLocalMagic.count, Array(bytes[0..<qrcLocalMagic.count]) == qrcLocalMagic {
             throw .unsupported(detail: "this is an encrypted QQ Music local-cache QRC (QMC1 + 3DES); ktv reads decrypted QRC only. Decrypt it first, then pass the XML or the QRC text")
@@ -111,9 +111,9 @@ public enum LyricsReader {
         case .miguXML:
             lyrics = try MiguXMLParser().parse(text, into: &diags)
         case .agoraPitchJSON:
-            lyrics = try PitchFileParser.parseJSON(text, encoding: decoded.encoding)
+            lyrics = try AgoraPitchFormat.parseJSON(text, encoding: decoded.encoding)
         case .agoraPitchBinary:
-            lyrics = try PitchFileParser.parseBinary(bytes)
+            lyrics = try AgoraPitchFormat.parseBinary(bytes)
         case .json:
             lyrics = try JSONModel.parse(text, encoding: decoded.encoding)
         }

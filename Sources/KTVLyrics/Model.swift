@@ -169,8 +169,13 @@ public enum ReferencePitch: Sendable, Equatable {
 
     /// Note segments with absolute times.
     case notes(scale: Scale, [Note])
-    /// A contour: one value every `intervalMs`, frame k at k·interval; nil = unvoiced.
-    case contour(intervalMs: Int, hz: [Double?])
+    /// A contour in song time (Agora's binary pitch: one value every interval, frame k at k·interval).
+    case contour(PitchContour)
+
+    /// A contour with one value every `intervalMs`, frame k at k·interval; nil = unvoiced.
+    public static func contour(intervalMs: Int, hz: [Double?]) -> ReferencePitch {
+        .contour(PitchContour(intervalMs: intervalMs, f0Hz: hz))
+    }
 }
 
 /// The normalized lyric model every format is read into and written from.

@@ -35,8 +35,9 @@ public enum ModelText {
         switch l.referencePitch {
         case let .notes(scale, notes)?:
             out += "reference pitch: \(notes.count) notes (\(scale.rawValue))\n"
-        case let .contour(interval, hz)?:
-            out += "reference pitch: \(hz.count) frames every \(interval) ms, \(hz.compactMap { $0 }.count) voiced\n"
+        case let .contour(c)?:
+            let grid = c.regularIntervalMs.map { "every \($0) ms" } ?? "at irregular times"
+            out += "reference pitch: \(c.count) frames \(grid), \(c.voicedCount) voiced\n"
         case nil: break
         }
         try sink(Array(out.utf8))

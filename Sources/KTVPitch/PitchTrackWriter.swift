@@ -1,5 +1,6 @@
 import Foundation
 import KTVCore
+import KTVLyrics
 
 /// The file formats a pitch track is written in.
 public enum PitchTrackFormat: String, Sendable, CaseIterable {
@@ -86,24 +87,15 @@ public enum PitchTrackWriter {
         ])
     }
 
-    /// Agora's binary pitch contour v1: int32 LE version 1, int32 LE interval (ms), int32 LE 0, then
-    /// float64 LE Hz per interval, 0 = unvoiced. Frame k is at k·interval.
+    /// Agora's binary pitch contour v1 (`AgoraPitchFormat.binary`), one value per frame.
     public static func agoraBinary(_ t: PitchTrack) -> [UInt8] {
-        var out: [UInt8] = []
-        func int32(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        int32(1)
-        int32(Int32((t.hopS * 1000).rounded()))
-        int32(0)
-        for f in t.contour.f0Hz {
-            withUnsafeBytes(of: (f ?? 0).bitPattern.littleEndian) { out.append(contentsOf: $0) }
-        }
-        return out
+        AgoraPitchFormat.binary(t.contour.f0Hz, intervalMs: Int((t.hopS * 1000).rounded()))
     }
 
     /// Agora `pitchDatas` note segments: runs of voiced frames on the same MIDI note (rounded), at least
     /// 3 frames long; `pitch` is the MIDI note number (inside Agora's 0-100 scale), times in ms.
     public static func agoraNotes(_ t: PitchTrack) -> JSONValue {
-        var notes: [JSONValue] = []
+        var notes: [ReferencePitch.Note] = []
         var k = 0
         let f0 = t.contour.f0Hz
         let hopMs = t.hopS * 1000
@@ -113,14 +105,11 @@ public enum PitchTrackWriter {
             var j = k + 1
             while j < f0.count, let g = f0[j], (69 + 12 * log2(g / 440)).rounded() == note { j += 1 }
             if j - k >= 3 {
-                notes.append(.object([
-                    ("pitch", .int(Int(note))),
-                    ("startTime", .int(Int((Double(k) * hopMs).rounded()))),
-                    ("duration", .int(Int((Double(j - k) * hopMs).rounded()))),
-                ]))
+                notes.append(ReferencePitch.Note(startMs: Int((Double(k) * hopMs).rounded()),
+                                                 durationMs: Int((Double(j - k) * hopMs).rounded()), value: note))
             }
             k = j
         }
-        return .object([("pitchDatas", .array(notes))])
+        return AgoraPitchFormat.json(notes)
     }
 }

@@ -129,5 +129,10 @@ import KTVCore
         #expect(back.referencePitch == .contour(intervalMs: 10, hz: [220, nil, 221.5]))
         let notes = Lyrics(format: .json, lines: [], referencePitch: .notes(scale: .noteIndex, [.init(startMs: 0, durationMs: 300, value: 62)]))
         #expect(try LyricsReader.read(LyricsWriter.write(notes, as: .json).bytes).lyrics.referencePitch == notes.referencePitch)
+        // A contour off a fixed grid keeps its times.
+        let uneven = Lyrics(format: .json, lines: [], referencePitch: .contour(PitchContour(timesS: [0, 0.013, 0.02], f0Hz: [nil, 196, 197.5])))
+        let unevenJSON = try LyricsWriter.write(uneven, as: .json).bytes
+        #expect(String(decoding: unevenJSON, as: UTF8.self).contains("\"times_s\""))
+        #expect(try LyricsReader.read(unevenJSON).lyrics.referencePitch == uneven.referencePitch)
     }
 }

@@ -1,10 +1,32 @@
 import KTVCore
 
-/// Agora's reference-pitch files (agora NOTES §1.5): the `.pitch` JSON note list
-/// `{"pitchDatas":[{"pitch":50,"startTime":15203,"duration":241}]}` (0-100 note index, ms) and the
-/// binary contour v1: int32 LE version (1), int32 LE interval ms, int32 LE reserved, then float64 LE Hz
-/// per interval (0 = unvoiced).
-enum PitchFileParser {
+/// Agora's reference-pitch files, read and written here only (docs/lyric-formats.md): the `.pitch`
+/// JSON note list `{"pitchDatas":[{"pitch":50,"startTime":15203,"duration":241}]}` (0-100 note index,
+/// ms) and the binary contour v1: int32 LE version (1), int32 LE interval ms, int32 LE reserved, then
+/// float64 LE Hz per interval (0 = unvoiced). Sample k of the contour is at k·interval.
+public enum AgoraPitchFormat {
+    /// The binary contour v1 of `f0Hz`, one value every `intervalMs`; unvoiced is written as 0 Hz.
+    public static func binary(_ f0Hz: [Double?], intervalMs: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(12 + 8 * f0Hz.count)
+        func int32(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        int32(1)
+        int32(Int32(clamping: intervalMs))
+        int32(0)
+        for f in f0Hz {
+            withUnsafeBytes(of: (f ?? 0).bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        }
+        return out
+    }
+
+    /// The `pitchDatas` JSON of notes on Agora's 0-100 scale (MIDI note numbers), times in whole ms.
+    public static func json(_ notes: [ReferencePitch.Note]) -> JSONValue {
+        .object([("pitchDatas", .array(notes.map { n in
+            .object([("pitch", n.value == n.value.rounded() ? .int(Int(n.value)) : .double(n.value)),
+                     ("startTime", .int(n.startMs)), ("duration", .int(n.durationMs))])
+        }))])
+    }
+
     static func isBinaryV1(_ bytes: [UInt8]) -> Bool {
         guard bytes.count >= 12, (bytes.count - 12) % 8 == 0 else { return false }
         return int32(bytes, 0) == 1 && int32(bytes, 4) > 0 && int32(bytes, 4) <= 1000 && int32(bytes, 8) == 0
