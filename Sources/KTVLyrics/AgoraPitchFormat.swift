@@ -1,6 +1,6 @@
 import KTVCore
 
-/// Agora's reference-pitch files, read and written here only (docs/lyric-formats.md): the `.pitch`
+/// Agora's reference-pitch files, read and written here only (docs/lyric-formats.md §3.4): the `.pitch`
 /// JSON note list `{"pitchDatas":[{"pitch":50,"startTime":15203,"duration":241}]}` (0-100 note index,
 /// ms) and the binary contour v1: int32 LE version (1), int32 LE interval ms, int32 LE reserved, then
 /// float64 LE Hz per interval (0 = unvoiced). Sample k of the contour is at k·interval.
