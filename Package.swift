@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "KTVAudio", targets: ["KTVAudio"]),
         .library(name: "KTVPitch", targets: ["KTVPitch"]),
         .library(name: "KTVSync", targets: ["KTVSync"]),
+        .library(name: "KTVScore", targets: ["KTVScore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,11 +35,14 @@ let package = Package(
         .target(name: "KTVSynth", dependencies: ["KTVCore"]),
         // Chorus sync: progress-log reader, vendor rules, replay analysis, room simulator.
         .target(name: "KTVSync", dependencies: ["KTVCore", "KTVLyrics"]),
+        // Scoring a take against a reference melody: references → notes, takes → pitch, alignment,
+        // judging under a rule set, aggregation.
+        .target(name: "KTVScore", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync"]),
 
         .executableTarget(
             name: "ktv",
             dependencies: [
-                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync",
+                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSynth", "KTVSync"]),
@@ -49,6 +53,7 @@ let package = Package(
         .testTarget(name: "KTVAudioTests", dependencies: ["KTVAudio", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync"]),
         .testTarget(name: "KTVSyncTests", dependencies: ["KTVSync", "KTVLyrics", "KTVCore"]),
+        .testTarget(name: "KTVScoreTests", dependencies: ["KTVScore", "KTVPitch", "KTVLyrics", "KTVCore", "KTVSynth"]),
         // The inputs the fuzzers saved (fixtures/fuzz/) through the harnesses' own code, which
         // FuzzTargets/ links to (Fuzz/Sources/FuzzTargets, the fuzz package beside this one).
         .testTarget(name: "KTVFuzzRegressionTests", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync"]),

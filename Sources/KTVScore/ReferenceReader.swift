@@ -1,0 +1,187 @@
+import Foundation
+import KTVCore
+import KTVLyrics
+
+/// Reads reference melodies into the one note model. Formats:
+/// - Migu/Agora XML: tones are notes (Hz; pitch 0 = unpitched), sentences are lines;
+/// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line"}]`, or `{"notes": [...]}`
+///   (`midi` null or absent = unpitched; `line` optional);
+/// - Agora `pitchDatas` JSON with a KRC/LRC for the words and lines (the 0-100 scale is relative);
+/// - a lyric file with a pitch file (`ReferenceReader.melody(lyrics:pitch:)`).
+/// Overlapping notes are repaired as Agora does: a note starting before the previous one ends
+/// starts at that end.
+public enum ReferenceReader {
+    /// Phrases are split at silences this long when a reference names no lines.
+    public static let phraseGapMs = 800
+
+    /// Reads `path` (and the lyric file `lyricsPath`, for words and lines, when given).
+    public static func read(path: String, lyricsPath: String? = nil) throws -> ReferenceMelody {
+        let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
+        let lyrics = try lyricsPath.map { try readLyrics($0) }
+        if let first = bytes.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }),
+           first == UInt8(ascii: "[") || (first == UInt8(ascii: "{") && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"pitchDatas\"")
+                                          && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"lines\"")) {
+            return try notesJSON(bytes, path: path, lyrics: lyrics)
+        }
+        let parsed: ParsedLyrics
+        do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
+            throw ScoreError.badReference(path: path, line: nil, detail: "not a reference melody: \(error)")
+        }
+        return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path)
+    }
+
+    static func readLyrics(_ path: String) throws -> Lyrics {
+        let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
+        do { return try LyricsReader.read(bytes, fileName: path).lyrics } catch {
+            throw ScoreError.badReference(path: path, line: nil, detail: "cannot read the lyrics: \(error)")
+        }
+    }
+
+    /// The melody of a lyric model: its words' own pitch (Migu XML), or `pitch` from a pitch file
+    /// (notes placed on the lyric lines by time).
+    public static func melody(lyrics: Lyrics, pitch: ReferencePitch?, wordsHavePitch: Bool = true, path: String) throws(ScoreError) -> ReferenceMelody {
+        let lines = lyrics.lines.map { MelodyLine(startMs: $0.startMs, endMs: $0.endMs, text: $0.text.trimmingCharacters(in: .whitespaces)) }
+        if wordsHavePitch, lyrics.format == .miguXML {
+            var notes: [MelodyNote] = []
+            for (i, line) in lyrics.lines.enumerated() {
+                for w in line.words {
+                    notes.append(MelodyNote(startMs: w.startMs, durationMs: w.durationMs, cents: w.pitchHz.map { ReferenceMelody.cents(hz: $0) },
+                                            word: w.text, line: i))
+                }
+            }
+            guard notes.contains(where: { $0.cents != nil }) else {
+                throw .badReference(path: path, line: nil, detail: "no tone has a pitch (every `pitch` is 0); a reference melody needs pitched notes")
+            }
+            return ReferenceMelody(notes: repaired(notes), lines: lines)
+        }
+        switch pitch {
+        case let .notes(scale, raw)?:
+            let notes = raw.map { n in
+                MelodyNote(startMs: n.startMs, durationMs: n.durationMs,
+                           cents: n.value > 0 ? (scale == .hz ? ReferenceMelody.cents(hz: n.value) : n.value * 100) : nil)
+            }
+            guard notes.contains(where: { $0.cents != nil }) else {
+                throw .badReference(path: path, line: nil, detail: "the pitch file has no pitched note")
+            }
+            return placed(repaired(notes), lyrics: lyrics.lines.isEmpty ? nil : lyrics, scale: scale == .hz ? .absolute : .relative)
+        case let .contour(contour)?:
+            let notes = ContourSegmenter().notes(contour, words: lyrics.lines.flatMap(\.words))
+            guard !notes.isEmpty else {
+                throw .badReference(path: path, line: nil, detail: "the pitch contour has no voiced stretch long enough to be a note")
+            }
+            return placed(notes, lyrics: lyrics.lines.isEmpty ? nil : lyrics, scale: .absolute)
+        case nil:
+            throw .badReference(path: path, line: nil, detail: "\(lyrics.format.rawValue) has no pitch; give a Migu XML, a notes JSON, an UltraStar or MIDI file, or a pitch file with --lyrics")
+        }
+    }
+
+    /// ktv's notes JSON.
+    static func notesJSON(_ bytes: [UInt8], path: String, lyrics: Lyrics?) throws -> ReferenceMelody {
+        let root: JSONValue
+        do { root = try JSONReader.parse(bytes) } catch {
+            throw ScoreError.badReference(path: path, line: JSONReader.location(of: error.byteOffset, in: bytes).line, detail: "invalid JSON: \(error.message)")
+        }
+        var list: [JSONValue] = []
+        var namedLines: [MelodyLine]?
+        switch root {
+        case let .array(items): list = items
+        case let .object(members):
+            guard case let .array(items)? = members.first(where: { $0.0 == "notes" })?.1 else {
+                throw ScoreError.badReference(path: path, line: nil, detail: "expected a list of notes, or an object with `notes`")
+            }
+            list = items
+            if case let .array(ls)? = members.first(where: { $0.0 == "lines" })?.1 {
+                namedLines = try ls.enumerated().map { k, v in
+                    guard case let .object(o) = v, let s = int(o, "start_ms"), let e = int(o, "end_ms") else {
+                        throw ScoreError.badReference(path: path, line: nil, detail: "lines[\(k)] needs integers `start_ms` and `end_ms`")
+                    }
+                    return MelodyLine(startMs: s, endMs: e, text: string(o, "text") ?? "")
+                }
+            }
+        default:
+            throw ScoreError.badReference(path: path, line: nil, detail: "expected a list of notes, or an object with `notes`")
+        }
+        var notes: [MelodyNote] = []
+        var anyLine = false
+        for (k, item) in list.enumerated() {
+            guard case let .object(o) = item, let start = int(o, "start_ms"), let dur = int(o, "duration_ms"), start >= 0, dur >= 0 else {
+                throw ScoreError.badReference(path: path, line: nil, detail: "notes[\(k)] needs non-negative integers `start_ms` and `duration_ms`")
+            }
+            var cents: Double?
+            switch o.first(where: { $0.0 == "midi" })?.1 {
+            case let .int(m)?: cents = Double(m) * 100
+            case let .double(m)?: cents = m * 100
+            case .null?, nil: cents = nil
+            default: throw ScoreError.badReference(path: path, line: nil, detail: "notes[\(k)].midi must be a MIDI note number or null")
+            }
+            if let c = cents, !(0...12700).contains(c) {
+                throw ScoreError.badReference(path: path, line: nil, detail: "notes[\(k)].midi \(c / 100) is outside 0…127")
+            }
+            let line = int(o, "line")
+            anyLine = anyLine || line != nil
+            let kind = string(o, "kind").flatMap(MelodyNote.Kind.init(rawValue:)) ?? .normal
+            notes.append(MelodyNote(startMs: start, durationMs: dur, cents: cents, word: string(o, "word") ?? "", line: line ?? 0, kind: kind))
+        }
+        guard notes.contains(where: { $0.cents != nil }) else {
+            throw ScoreError.badReference(path: path, line: nil, detail: "no note has a pitch (`midi`); a reference melody needs pitched notes")
+        }
+        notes.sort { $0.startMs < $1.startMs }
+        if let namedLines, anyLine { return ReferenceMelody(notes: repaired(notes), lines: namedLines) }
+        return placed(repaired(notes), lyrics: lyrics, scale: .absolute)
+    }
+
+    static func int(_ o: [(String, JSONValue)], _ key: String) -> Int? {
+        switch o.first(where: { $0.0 == key })?.1 {
+        case let .int(v)?: return v
+        case let .double(v)? where v == v.rounded() && abs(v) < 1e15: return Int(v)
+        default: return nil
+        }
+    }
+
+    static func string(_ o: [(String, JSONValue)], _ key: String) -> String? {
+        if case let .string(s)? = o.first(where: { $0.0 == key })?.1 { return s }
+        return nil
+    }
+
+    /// Agora's overlap repair: a note starting before the previous one ends starts at that end.
+    static func repaired(_ notes: [MelodyNote]) -> [MelodyNote] {
+        var out = notes.sorted { $0.startMs < $1.startMs }
+        for k in out.indices.dropFirst() where out[k].startMs < out[k - 1].endMs {
+            let end = out[k].endMs
+            out[k].startMs = out[k - 1].endMs
+            out[k].durationMs = max(0, end - out[k].startMs)
+        }
+        return out
+    }
+
+    /// Lines for notes: the lyric lines (a note goes to the line holding its midpoint, else the
+    /// nearest; it takes the word under it), or phrases split at silences.
+    static func placed(_ notes: [MelodyNote], lyrics: Lyrics?, scale: ReferenceMelody.PitchScale) -> ReferenceMelody {
+        var out = notes
+        if let lyrics, !lyrics.lines.isEmpty {
+            let lines = lyrics.lines
+            for k in out.indices {
+                let mid = out[k].startMs + out[k].durationMs / 2
+                var best = 0, bestDistance = Int.max
+                for (i, l) in lines.enumerated() {
+                    let d = mid < l.startMs ? l.startMs - mid : mid > l.endMs ? mid - l.endMs : 0
+                    if d < bestDistance { best = i; bestDistance = d }
+                }
+                out[k].line = best
+                if out[k].word.isEmpty, let w = lines[best].words.first(where: { $0.startMs <= mid && mid < $0.endMs }) { out[k].word = w.text }
+            }
+            let melodyLines = lines.map { MelodyLine(startMs: $0.startMs, endMs: $0.endMs, text: $0.text.trimmingCharacters(in: .whitespaces)) }
+            return ReferenceMelody(notes: out, lines: melodyLines, scale: scale)
+        }
+        var lines: [MelodyLine] = []
+        for k in out.indices {
+            if k == 0 || out[k].startMs - out[k - 1].endMs >= phraseGapMs {
+                lines.append(MelodyLine(startMs: out[k].startMs, endMs: out[k].endMs, text: ""))
+            }
+            out[k].line = lines.count - 1
+            lines[lines.count - 1].endMs = max(lines[lines.count - 1].endMs, out[k].endMs)
+            lines[lines.count - 1].text += out[k].word
+        }
+        return ReferenceMelody(notes: out, lines: lines, scale: scale)
+    }
+}

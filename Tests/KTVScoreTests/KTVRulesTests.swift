@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import KTVCore
+@testable import KTVScore
+
+/// A generated melody: 6 lines of 5 notes, 300-700 ms, MIDI 60-72, 80 ms gaps, lines 1 s apart.
+func generatedMelody(seed: UInt64 = 7) -> ReferenceMelody {
+    var rng = SeededGenerator(seed: seed)
+    var notes: [MelodyNote] = []
+    var lines: [MelodyLine] = []
+    var t = 1000
+    for line in 0..<6 {
+        let start = t
+        for k in 0..<5 {
+            let dur = Int.random(in: 300...700, using: &rng)
+            let midi = Int.random(in: 60...72, using: &rng)
+            notes.append(MelodyNote(startMs: t, durationMs: dur, cents: Double(midi) * 100, word: "w\(line)\(k)", line: line))
+            t += dur + 80
+        }
+        lines.append(MelodyLine(startMs: start, endMs: t - 80, text: "line \(line)"))
+        t += 1000
+    }
+    return ReferenceMelody(notes: notes, lines: lines)
+}
+
+/// A take sung as the melody says, every 10 ms: `detuneCents` off, `lateMs` late, with vibrato,
+/// glides into each note and unvoiced gaps between notes; `pitch` overrides the sung pitch.
+func sungTake(_ m: ReferenceMelody, detuneCents: Double = 0, lateMs: Double = 0, seed: UInt64 = 3,
+              pitch: ((Double, Double?, inout SeededGenerator) -> Double?)? = nil) -> PitchContour {
+    var rng = SeededGenerator(seed: seed)
+    let endMs = Double(m.notes.last!.endMs) + 1000
+    var times: [Double] = [], hz: [Double?] = []
+    var t = 0.0
+    while t < endMs {
+        let songMs = t - lateMs
+        var value: Double?
+        if let n = m.notes.first(where: { Double($0.startMs) <= songMs && songMs < Double($0.endMs) - 40 }), let c = n.cents {
+            let into = songMs - Double(n.startMs)
+            let glide = into < 40 ? (40 - into) * 2 : 0
+            let vibrato = 30 * sin(2 * Double.pi * 5.5 * t / 1000)
+            value = c + detuneCents - glide + vibrato + Double.random(in: -8...8, using: &rng)
+        }
+        if let pitch { value = pitch(t, value, &rng) }
+        times.append(t / 1000)
+        hz.append(value.map { ReferenceMelody.hz(cents: $0) })
+        t += 10
+    }
+    return PitchContour(timesS: times, f0Hz: hz)
+}
+
+func ktvScore(_ m: ReferenceMelody, _ take: PitchContour, rules: KTVRules = KTVRules()) throws -> ScoreCard {
+    try rules.judge(try LatencyAligner(latencyMs: 0).align(take), against: m)
+}
+
+@Suite struct KTVRulesTests {
+    let melody = generatedMelody()
+
+    @Test func aGoodTakeScoresHighAndDefectsScoreLow() throws {
+        let good = try ktvScore(melody, sungTake(melody))
+        #expect(good.score >= 85, "good \(good.score)")
+        let hum = try ktvScore(melody, sungTake(melody) { _, _, _ in 6600 })
+        #expect(hum.score <= 30, "hum \(hum.score)")
+        let random = try ktvScore(melody, sungTake(melody) { _, v, rng in v == nil ? nil : Double.random(in: 4500...8500, using: &rng) })
+        #expect(random.score <= 35, "random \(random.score)")
+        let silent = try ktvScore(melody, sungTake(melody) { _, _, _ in nil })
+        #expect(silent.score <= 5, "silent \(silent.score)")
+        let octaveDown = try ktvScore(melody, sungTake(melody, detuneCents: -1200))
+        #expect(abs(octaveDown.score - good.score) <= 10, "octave \(octaveDown.score) vs \(good.score)")
+        #expect(abs(octaveDown.keyShiftCents + 1200) < 30)
+        let late = try ktvScore(melody, sungTake(melody, lateMs: 400))
+        #expect(late.score <= good.score - 10, "late \(late.score) vs \(good.score)")
+    }
+
+    @Test func detuningLowersTheScoreStrictly() throws {
+        let scores = try [0.0, -25, -50, -100, -200].map { try ktvScore(melody, sungTake(melody, detuneCents: $0)).score }
+        for k in 1..<scores.count { #expect(scores[k] < scores[k - 1], "\(scores)") }
+    }
+
+    @Test func aTakeThatStopsEarlyIsJudgedOnWhatItCovers() throws {
+        let full = sungTake(melody)
+        let half = full[0..<(full.count / 2)]
+        let card = try ktvScore(melody, half)
+        #expect(card.judgedShare > 0.3 && card.judgedShare < 0.7)
+        #expect(card.score >= 85)
+        #expect(card.lines.last?.score == nil)
+        let whole = try ktvScore(melody, half, rules: KTVRules(wholeSong: true))
+        #expect(whole.score < card.score * 0.7)
+        #expect(whole.lines.last?.score == 0)
+    }
+
+    @Test func unpitchedNotesNeitherRewardNorPenalise() throws {
+        var m = melody
+        let take = sungTake(m)
+        let before = try ktvScore(m, take).score
+        m.notes[3].cents = nil
+        m.notes[8].cents = nil
+        let after = try ktvScore(m, take).score
+        #expect(abs(after - before) < 1.5)
+        #expect(try ktvScore(m, take).lines[0].notes[3].score == nil)
+    }
+}
