@@ -74,6 +74,27 @@ public enum FileIO {
         return out
     }
 
+    /// The first `count` bytes of a file (fewer when it is shorter), to tell its format.
+    public static func readPrefix(_ path: String, count: Int) throws(FileIOError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotRead(path: path, reason: readReason(errno)) }
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw .cannotRead(path: path, reason: "is a folder, not a file") }
+        var out = [UInt8](repeating: 0, count: max(0, count))
+        var got = 0
+        while got < out.count {
+            let n = out.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress! + got, $0.count - got) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotRead(path: path, reason: readReason(errno))
+            }
+            if n == 0 { break }
+            got += n
+        }
+        return Array(out[0..<got])
+    }
+
     /// Writes `bytes` to `path` without ever leaving a partial file (see the type's notes).
     public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(FileIOError) {
         do { try write(to: path) { put in try put(bytes) } } catch let error as FileIOError { throw error } catch {

@@ -26,7 +26,7 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
     public enum Spec {
         public static let fullCreditCents = Parameter<Double>("fullCreditCents", unit: "cents", range: 0...200, default: 35,
             "A note whose median error is within this scores full pitch credit.")
-        public static let zeroCreditCents = Parameter<Double>("zeroCreditCents", unit: "cents", range: 10...1200, default: 150,
+        public static let zeroCreditCents = Parameter<Double>("zeroCreditCents", unit: "cents", range: 10...1200, default: 100,
             "A note whose median error is this far off scores no pitch credit (linear in between).")
         public static let fullCoverage = Parameter<Double>("fullCoverage", range: 0.1...1, default: 0.75,
             "Share of a note's time that must be voiced for full coverage credit (breaths and consonants are not singing).")
@@ -46,6 +46,11 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
                                                   onsetZeroMs.info, onsetToleranceCents.info, timingWeight.info, keyWeight.info,
                                                   keyToleranceCents.info]
     }
+
+    /// A key shift is applied when notes holding at least this share of the sung time sit within
+    /// `keyConfidenceCents` of it (a majority: the singer really sang in that key).
+    static let keyConfidenceShare = 0.5
+    static let keyConfidenceCents = 50.0
 
     public var fullCreditCents = Spec.fullCreditCents.defaultValue
     public var zeroCreditCents = Spec.zeroCreditCents.defaultValue
@@ -111,19 +116,33 @@ public struct KTVRules: ScoringRules {
         let judgedNotes = reference.notes.filter { $0.cents != nil && $0.kind != .freestyle && $0.durationMs > 0 }
         // The key: median error of every voiced frame inside a pitched note.
         var errors: [Double] = []
+        var noteErrors: [(error: Double, weight: Double)] = []
         for n in judgedNotes {
             guard let target = n.cents else { continue }
-            frames.forEach(in: n.startMs, n.endMs) { _, cents in if let cents { errors.append(cents - target) } }
+            var own: [Double] = []
+            frames.forEach(in: n.startMs, n.endMs) { _, cents in if let cents { own.append(cents - target) } }
+            errors += own
+            own.sort()
+            if let m = Stats.median(own) { noteErrors.append((m, Double(n.durationMs))) }
         }
         errors.sort()
         let measured = Stats.median(errors) ?? 0
         let octaves = 1200 * (measured / 1200).rounded()
+        // A transposition is a claim that the melody was sung in another key: it holds when most of
+        // the sung notes sit within `keyConfidenceCents` of it. A hum or random notes make no such
+        // claim and are judged in the song's key (octaves still forgiven).
+        let sungWeight = noteErrors.reduce(0) { $0 + $1.weight }
+        let agreeing = noteErrors.filter { abs($0.error - measured) <= KTVRulesConfiguration.keyConfidenceCents }.reduce(0) { $0 + $1.weight }
+        let credible = sungWeight > 0 && agreeing / sungWeight >= KTVRulesConfiguration.keyConfidenceShare
         let shift: Double, keyCredit: Double
         switch (keyShift, reference.scale) {
-        case (_, .relative), (.auto, _):
+        case (_, .relative):
             // A relative scale has no key to be in: intervals only, at no cost.
             shift = measured
-            keyCredit = reference.scale == .relative ? 1 : exp(-pow((measured - octaves) / c.keyToleranceCents, 2))
+            keyCredit = 1
+        case (.auto, .absolute):
+            shift = credible ? measured : octaves
+            keyCredit = credible ? exp(-pow((measured - octaves) / c.keyToleranceCents, 2)) : 1
         case (.none, .absolute):
             shift = octaves
             keyCredit = 1
@@ -135,7 +154,9 @@ public struct KTVRules: ScoringRules {
         var lines: [LineScore] = reference.lines.enumerated().map { LineScore(index: $0, startMs: $1.startMs, endMs: $1.endMs, text: $1.text, score: nil, notes: []) }
         var totalWeight = 0.0, totalScore = 0.0, coveredWeight = 0.0, allWeight = 0.0
         var lineWeights = [Double](repeating: 0, count: lines.count), lineSums = [Double](repeating: 0, count: lines.count)
+        var previous: MelodyNote?
         for n in reference.notes {
+            defer { if n.cents != nil { previous = n } }
             var ns = NoteScore(note: n)
             let judged = n.cents != nil && n.kind != .freestyle && n.durationMs > 0
             let inside = take.coveredMs.contains(n.startMs) && take.coveredMs.contains(n.endMs)
@@ -145,7 +166,7 @@ public struct KTVRules: ScoringRules {
                 let target = pitch + shift
                 ns.targetCents = target
                 if inside || wholeSong {
-                    let s = noteScore(n, target: target, frames: frames, c, into: &ns)
+                    let s = noteScore(n, previous: previous, target: target, frames: frames, c, into: &ns)
                     ns.score = inside ? s : 0
                     if inside { coveredWeight += weight }
                     totalWeight += weight
@@ -166,25 +187,34 @@ public struct KTVRules: ScoringRules {
     }
 
     /// One note, 0…100: coverage × pitch × (on-time share), filling in the note's figures.
-    func noteScore(_ n: MelodyNote, target: Double, frames: SongFrames, _ c: KTVRulesConfiguration, into ns: inout NoteScore) -> Double {
+    func noteScore(_ n: MelodyNote, previous: MelodyNote?, target: Double, frames: SongFrames, _ c: KTVRulesConfiguration,
+                   into ns: inout NoteScore) -> Double {
+        // The onset: the start of the on-pitch run that reaches the note, looked for within
+        // `onsetZeroMs` either side of its start (an early or a late singer).
+        let reach = Int(c.onsetZeroMs)
+        var runStart: Double?, onset: Double?
+        frames.forEach(in: n.startMs - reach, n.startMs + reach) { timeMs, cents in
+            guard onset == nil else { return }
+            let onPitch = cents.map { abs($0 - target) <= c.onsetToleranceCents } ?? false
+            if onPitch, timeMs >= Double(n.startMs) { onset = (runStart ?? timeMs) - Double(n.startMs) }
+            runStart = onPitch ? (runStart ?? timeMs) : nil
+        }
+        // A run already under way before the note, on the previous note's pitch, is legato: the
+        // onset cannot be seen, so it is not held against the singer.
+        if let o = onset, o < 0, let previous, let p = previous.cents, abs(p - (n.cents ?? p)) <= c.onsetToleranceCents,
+           Double(n.startMs - previous.endMs) < -o { onset = 0 }
+        // Pitch and coverage are judged where the singer sang the note: a late singer's note is the
+        // right note late (timing pays for that), not the previous note's tail.
+        let shiftMs = Int((onset ?? 0).rounded())
         var total = 0, voiced = 0
         var errs: [Double] = []
-        var onset: Double?
-        // The onset may come before the note (an early singer): look from a grace period before it.
-        let lookBackMs = Int(c.onsetZeroMs)
-        frames.forEach(in: n.startMs - lookBackMs, n.endMs) { timeMs, cents in
-            if timeMs >= Double(n.startMs) {
-                total += 1
-                if let cents {
-                    voiced += 1
-                    errs.append(cents - target)
-                }
+        frames.forEach(in: n.startMs + shiftMs, n.endMs + shiftMs) { _, cents in
+            total += 1
+            if let cents {
+                voiced += 1
+                errs.append(cents - target)
             }
-            if onset == nil, let cents, abs(cents - target) <= c.onsetToleranceCents { onset = timeMs - Double(n.startMs) }
         }
-        // A reach found before the note only counts if the singer is still on it when the note starts
-        // (a previous note on the same pitch is legato, not an early onset).
-        if let o = onset, o < 0, let first = errs.first, abs(first) <= c.onsetToleranceCents { onset = max(o, -c.onsetZeroMs) }
         ns.coverage = total > 0 ? Double(voiced) / Double(total) : 0
         ns.onsetMs = onset
         errs.sort()

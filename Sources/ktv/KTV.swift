@@ -12,6 +12,6 @@ struct KTV: ParsableCommand {
         Exit codes: 0 ok, 1 findings (invalid lyrics), 64 usage error, 65 bad input data, 74 I/O error.
         """,
         version: version,
-        subcommands: [LyricsCommand.self, SplitCommand.self, PitchCommand.self, ReplayCommand.self]
+        subcommands: [LyricsCommand.self, SplitCommand.self, PitchCommand.self, ReplayCommand.self, ScoreCommand.self]
     )
 }

@@ -1,0 +1,79 @@
+import Foundation
+import KTVCore
+
+/// A score card as JSON for machines and as a teacher's notes for people.
+public enum ScoreReport {
+    static func round(_ v: Double, _ digits: Double = 10) -> Double { (v * digits).rounded() / digits }
+    static func number(_ v: Double?, _ digits: Double = 10) -> JSONValue { v.map { .double(round($0, digits)) } ?? .null }
+
+    public static func json(_ card: ScoreCard, take: String, reference: String) -> JSONValue {
+        .object([
+            ("take", .string(take)),
+            ("reference", .string(reference)),
+            ("rules", .string(card.rules)),
+            ("score", number(card.score, 100)),
+            ("max_score", number(card.maxScore)),
+            ("latency_ms", number(card.latencyMs)),
+            ("key_shift_cents", number(card.keyShiftCents)),
+            ("judged_share", number(card.judgedShare, 1000)),
+            ("totals", .object([
+                ("mean_abs_error_cents", number(card.meanAbsoluteErrorCents)),
+                ("mean_error_cents", number(card.meanErrorCents)),
+                ("share_within_50_cents", number(card.shareWithin50Cents, 1000)),
+                ("mean_onset_ms", number(card.meanOnsetMs)),
+            ])),
+            ("lines", .array(card.lines.map { l in
+                .object([
+                    ("index", .int(l.index)), ("start_ms", .int(l.startMs)), ("end_ms", .int(l.endMs)), ("text", .string(l.text)),
+                    ("score", number(l.score)),
+                    ("notes", .array(l.notes.map { n in
+                        .object([
+                            ("start_ms", .int(n.note.startMs)), ("duration_ms", .int(n.note.durationMs)), ("word", .string(n.note.word)),
+                            ("target_cents", number(n.targetCents)), ("median_error_cents", number(n.medianErrorCents)),
+                            ("coverage", number(n.coverage, 1000)), ("onset_ms", number(n.onsetMs)), ("score", number(n.score)),
+                        ])
+                    })),
+                ])
+            })),
+        ])
+    }
+
+    /// The score, the weakest lines, and the habits worth working on: flat or sharp, early or late,
+    /// notes left unsung.
+    public static func text(_ card: ScoreCard, take: String) -> String {
+        var out = ""
+        let scale = card.maxScore == 100 ? "/ 100" : "of \(Int(card.maxScore))"
+        out += "\(take): \(String(format: "%.1f", card.score)) \(scale) (rules \(card.rules))\n"
+        let judged = card.lines.filter { $0.score != nil }
+        if card.judgedShare < 0.999 {
+            out += "  the recording covers \(Int((card.judgedShare * 100).rounded()))% of the song; \(card.lines.count - judged.count) line(s) outside it are not judged\n"
+        }
+        if card.latencyMs != 0 { out += "  latency compensated: \(String(format: "%.0f", card.latencyMs)) ms\n" }
+        let octaves = (card.keyShiftCents / 1200).rounded()
+        let rest = card.keyShiftCents - 1200 * octaves
+        if octaves != 0 { out += "  sung \(Int(abs(octaves))) octave(s) \(octaves < 0 ? "down" : "up") (forgiven)\n" }
+        if abs(rest) >= 30 {
+            out += "  the whole song sits \(Int(abs(rest).rounded())) cents \(rest < 0 ? "flat" : "sharp"): judged on intervals, and the key costs some points\n"
+        }
+        if let e = card.meanErrorCents, abs(e) >= 15 {
+            out += "  notes lean \(e < 0 ? "flat" : "sharp") by \(Int(abs(e).rounded())) cents on average (after the key)\n"
+        }
+        if let w = card.shareWithin50Cents {
+            out += "  \(Int((w * 100).rounded()))% of the notes sung were within 50 cents\n"
+        }
+        if let o = card.meanOnsetMs, abs(o) >= 60 {
+            out += "  notes start \(Int(abs(o).rounded())) ms \(o < 0 ? "early" : "late") on average\n"
+        }
+        let notes = judged.flatMap(\.notes).filter { $0.score != nil }
+        let unsung = notes.filter { $0.coverage < 0.2 }.count
+        if unsung > 0 { out += "  \(unsung) of \(notes.count) notes were hardly sung\n" }
+        let weakest = judged.sorted { ($0.score ?? 0) < ($1.score ?? 0) }.prefix(3).filter { ($0.score ?? 0) < 80 }
+        if !weakest.isEmpty {
+            out += "  weakest lines:\n"
+            for l in weakest {
+                out += "    \(l.index + 1). \(String(format: "%5.1f", l.score ?? 0))  \(l.text.isEmpty ? "(\(l.startMs) ms)" : l.text)\n"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import KTVAudio
+import KTVCore
+import KTVPitch
+
+/// The rule sets by name: the one place a name picks a type.
+public enum ScoringRuleSet: String, Sendable, CaseIterable {
+    case ktv, agora, ultrastar
+
+    /// What the rule sets can be told; each takes what it understands.
+    public struct Options: Sendable {
+        public var keyShift: KeyShift = .auto
+        public var wholeSong = false
+        public init() {}
+    }
+
+    public func rules(_ options: Options) throws(ScoreError) -> any ScoringRules {
+        switch self {
+        case .ktv: return KTVRules(keyShift: options.keyShift, wholeSong: options.wholeSong)
+        case .agora, .ultrastar:
+            throw .invalidParameter(name: "rules", value: rawValue, allowed: "ktv (agora and ultrastar are being built)")
+        }
+    }
+}
+
+/// What a scoring run needs besides its inputs, checked once.
+public struct ScoreConfiguration: Sendable {
+    /// The judge.
+    public var rules: any ScoringRules
+    /// The recording's delay against the song, ms; nil: estimated from the accompaniment when one
+    /// is given, else 0.
+    public var latencyMs: Double?
+    /// The pitch tracker's settings, for takes given as audio.
+    public var tracker: PitchConfiguration
+
+    public init(rules: any ScoringRules = KTVRules(), latencyMs: Double? = nil, tracker: PitchConfiguration = PitchConfiguration()) {
+        self.rules = rules
+        self.latencyMs = latencyMs
+        self.tracker = tracker
+    }
+}
+
+/// Scores takes against a reference: a reusable worker (the pitch tracker is made once), one take
+/// at a time; use one scorer per thread.
+///
+/// Stages, each replaceable: the take → a pitch contour on its own clock (tracked, or read) →
+/// `TakeAligner` (song clock) → `ScoringRules.judge` → `ScoreCard`.
+public final class Scorer {
+    public let configuration: ScoreConfiguration
+    let tracker: PitchTracker
+
+    public init(configuration: ScoreConfiguration) throws {
+        self.configuration = configuration
+        tracker = try PitchTracker(configuration: configuration.tracker)
+    }
+
+    /// A take's pitch on its own clock and the latency measured on the way (audio with an accompaniment).
+    public struct Take: Sendable {
+        public var contour: PitchContour
+        public var measuredLatencyMs: Double?
+        public var truncations: [AudioTruncation]
+    }
+
+    /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
+    public func take(path: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
+        if try Self.isAudio(path) {
+            let track = try tracker.track(path: path, channel: .mix, accompaniment: accompaniment)
+            return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations)
+        }
+        return Take(contour: try TakeReader.read(path: path, pitchIntervalMs: pitchIntervalMs), measuredLatencyMs: nil, truncations: [])
+    }
+
+    /// Aligns and judges a take.
+    public func score(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil) throws -> ScoreCard {
+        let latency = configuration.latencyMs ?? take.measuredLatencyMs ?? 0
+        let align = aligner ?? LatencyAligner(latencyMs: latency)
+        return try configuration.rules.judge(try align.align(take.contour), against: reference)
+    }
+
+    /// Audio by its magic: RIFF/RF64 (WAV), fLaC, OggS, FORM (AIFF), ID3 or an MPEG frame sync (MP3).
+    static func isAudio(_ path: String) throws -> Bool {
+        let head = try FileIO.readPrefix(path, count: 12)
+        func starts(_ s: String) -> Bool { head.starts(with: Array(s.utf8)) }
+        if starts("RIFF") || starts("RF64") || starts("fLaC") || starts("OggS") || starts("FORM") || starts("ID3") { return true }
+        return head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import KTVAudio
+import KTVCore
+import KTVPitch
+import KTVScore
+
+extension ScoringRuleSet: ExpressibleByArgument {}
+
+struct ScoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "score",
+        abstract: "Score a take (audio or a pitch track) against a reference melody.",
+        discussion: """
+        The reference: Migu/Agora XML, ktv notes JSON, or a pitch file (Agora .pitch) with --lyrics.
+        The take: audio (tracked; with --accompaniment its bleed is cancelled and the latency measured) or a
+        pitch track (ktv pitch CSV/JSON, `time f0` text). Rules: ktv (0-100, explained note by note).
+        """)
+
+    @Argument(help: "The take: audio, or a pitch track.")
+    var take: String
+
+    @Option(help: "The reference melody.")
+    var reference: String
+
+    @Option(help: "Lyrics for the reference's words and lines (with a pitch file or notes without lines).")
+    var lyrics: String?
+
+    @Option(help: "Rule set: ktv.")
+    var rules: ScoringRuleSet = .ktv
+
+    @Option(help: "The accompaniment played during an audio take: its bleed is cancelled and the latency measured.")
+    var accompaniment: String?
+
+    @Option(help: "The take's delay against the song, ms (default: measured with --accompaniment, else 0).")
+    var latencyMs: Double?
+
+    @Option(help: "auto (estimate; whole octaves forgiven, the rest judged on intervals at a cost), none, or a shift in cents.")
+    var keyShift: String = "auto"
+
+    @Flag(help: "Count lines outside the recording as 0 instead of leaving them out.")
+    var wholeSong = false
+
+    @Option(help: "Report: text or json.")
+    var format: ReportFormat = .text
+
+    @Option(name: .shortAndLong, help: "Write the report to this file (atomically) instead of standard output.")
+    var output: String?
+
+    enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    func validate() throws { _ = try configuration() }
+
+    func configuration() throws -> ScoreConfiguration {
+        var options = ScoringRuleSet.Options()
+        switch keyShift {
+        case "auto": options.keyShift = .auto
+        case "none": options.keyShift = .none
+        default:
+            guard let cents = Double(keyShift), cents.isFinite, abs(cents) <= 2400 else {
+                throw ValidationError("--key-shift must be auto, none or cents within ±2400, not \(quoted(keyShift))")
+            }
+            options.keyShift = .cents(cents)
+        }
+        options.wholeSong = wholeSong
+        if let latencyMs, !(latencyMs.isFinite && abs(latencyMs) <= 10_000) {
+            throw ValidationError("--latency-ms must be within ±10000, not \(latencyMs)")
+        }
+        do { return ScoreConfiguration(rules: try rules.rules(options), latencyMs: latencyMs) } catch {
+            throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
+        }
+    }
+
+    func run() throws {
+        let card: ScoreCard
+        do {
+            let melody = try ReferenceReader.read(path: reference, lyricsPath: lyrics)
+            let scorer = try Scorer(configuration: try configuration())
+            let sung = try scorer.take(path: take, accompaniment: accompaniment)
+            for t in sung.truncations { printError("ktv: warning: \(t)") }
+            card = try scorer.score(sung, reference: melody)
+        } catch let error as AudioError {
+            throw audioFailure(error)
+        } catch let error as FileIOError {
+            printError("ktv: \(error)")
+            throw ExitCode(KTVExitCode.ioError)
+        } catch {
+            printError("ktv: \(error)")
+            throw ExitCode(KTVExitCode.dataError)
+        }
+        switch format {
+        case .json: try emit(Array(ScoreReport.json(card, take: take, reference: reference).serialized().utf8), to: output)
+        case .text: try emit(Array(ScoreReport.text(card, take: take).utf8), to: output)
+        }
+    }
+}
