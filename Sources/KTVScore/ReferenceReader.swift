@@ -18,16 +18,19 @@ public enum ReferenceReader {
     public static func read(path: String, lyricsPath: String? = nil) throws -> ReferenceMelody {
         let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
         let lyrics = try lyricsPath.map { try readLyrics($0) }
-        if let first = bytes.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }),
-           first == UInt8(ascii: "[") || (first == UInt8(ascii: "{") && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"pitchDatas\"")
-                                          && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"lines\"")) {
-            return try notesJSON(bytes, path: path, lyrics: lyrics)
-        }
+        if isNotesJSON(bytes) { return try notesJSON(bytes, path: path, lyrics: lyrics) }
         let parsed: ParsedLyrics
         do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
             throw ScoreError.badReference(path: path, line: nil, detail: "not a reference melody: \(error)")
         }
         return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path)
+    }
+
+    /// ktv's notes JSON: a list, or an object with `notes` whose entries carry `midi`.
+    static func isNotesJSON(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        guard let first = head.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }) else { return false }
+        return first == "[" || (first == "{" && head.contains("\"notes\"") && head.contains("\"midi\""))
     }
 
     static func readLyrics(_ path: String) throws -> Lyrics {

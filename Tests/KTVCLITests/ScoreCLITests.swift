@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// `ktv score` end to end: generated references and takes, bad input, and (when ../shared is there)
+/// the dev-11/dev-12 scenes with their known defects.
+@Suite struct ScoreCLITests {
+    /// A notes JSON of 8 notes (two lines) and a pitch CSV singing them `detune` cents off.
+    func files(_ s: Scratch, detune: Double = 0) throws -> (reference: String, take: String) {
+        var notes: [String] = []
+        var rows = ["time_s,f0_hz"]
+        let midis = [60, 62, 64, 65, 67, 65, 64, 62]
+        for (k, m) in midis.enumerated() {
+            let start = 1000 + k * 600 + (k >= 4 ? 1000 : 0)
+            notes.append("{\"start_ms\": \(start), \"duration_ms\": 500, \"midi\": \(m), \"word\": \"w\(k)\", \"line\": \(k / 4)}")
+        }
+        let lines = "[{\"start_ms\": 1000, \"end_ms\": 3300, \"text\": \"one\"}, {\"start_ms\": 4400, \"end_ms\": 6700, \"text\": \"two\"}]"
+        let reference = try s.write("ref.json", "{\"notes\": [\(notes.joined(separator: ", "))], \"lines\": \(lines)}")
+        for f in 0..<800 {
+            let t = Double(f) * 0.01
+            let ms = Int((t * 1000).rounded())
+            var hz = 0.0
+            for (k, m) in midis.enumerated() {
+                let start = 1000 + k * 600 + (k >= 4 ? 1000 : 0)
+                if ms >= start && ms < start + 480 { hz = 440 * pow(2, (Double(m) - 69 + detune / 100) / 12) }
+            }
+            rows.append(String(format: "%.3f,%.3f", t, hz))
+        }
+        return (reference, try s.write("take.csv", rows.joined(separator: "\n") + "\n"))
+    }
+
+    @Test func scoresAPitchTrackTakeAsJSONAndText() throws {
+        let s = try Scratch()
+        let (reference, take) = try files(s)
+        let r = try ktv(["score", take, "--reference", reference, "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        #expect(json["rules"] as? String == "ktv")
+        #expect(try #require(json["score"] as? Double) >= 95)
+        let lines = try #require(json["lines"] as? [[String: Any]])
+        #expect(lines.count == 2)
+        #expect((lines[0]["notes"] as? [[String: Any]])?.count == 4)
+        #expect(lines[1]["text"] as? String == "two")
+
+        let s2 = try Scratch()
+        let flat = try files(s2, detune: -150)
+        let text = try ktv(["score", flat.take, "--reference", flat.reference, "--key-shift", "none"])
+        #expect(text.status == 0)
+        #expect(text.out.contains("(rules ktv)"))
+        #expect(text.out.contains("weakest lines"))
+    }
+
+    @Test func badInputIsAClearError() throws {
+        let s = try Scratch()
+        let (reference, take) = try files(s)
+        let noPitch = try s.write("nopitch.json", "[{\"start_ms\": 0, \"duration_ms\": 100, \"midi\": null}]")
+        var r = try ktv(["score", take, "--reference", noPitch])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("nopitch.json: no note has a pitch"))
+        let empty = try s.write("empty.csv", "")
+        r = try ktv(["score", empty, "--reference", reference])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("empty.csv"))
+        r = try ktv(["score", s.path("missing.csv"), "--reference", reference])
+        #expect(r.status == 74)
+        #expect(r.stderr.contains("missing.csv"))
+        r = try ktv(["score", take, "--reference", reference, "--key-shift", "up"])
+        #expect(r.status == 64)
+        let badJSON = try s.write("bad.json", "[{\"start_ms\": 0,\n \"duration_ms\": }]")
+        r = try ktv(["score", take, "--reference", badJSON])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("bad.json:2:"))
+    }
+}
+
+private let sharedRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared").path
+
+/// The scenes' takes with known defects, as audio with the accompaniment (the issue's acceptance table).
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: sharedRoot + "/scenes/dev-11/take_good.flac"), "../shared is not there"))
+struct SharedScoreCLITests {
+    func score(_ scene: String, _ take: String) throws -> (score: Double, latencyMs: Double) {
+        let dir = sharedRoot + "/scenes/" + scene
+        let r = try ktv(["score", "\(dir)/take_\(take).flac", "--reference", "\(dir)/reference.notes.json", "--lyrics", "\(dir)/lyrics.krc",
+                         "--accompaniment", "\(dir)/accompaniment.flac", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        return (try #require(json["score"] as? Double), try #require(json["latency_ms"] as? Double))
+    }
+
+    @Test(arguments: ["dev-11", "dev-12"])
+    func theKTVRulesRankTheDefects(scene: String) throws {
+        var s: [String: Double] = [:]
+        for take in ["good", "slightly_flat", "octave_down", "off_key", "late_400ms", "random", "drone", "silent"] {
+            let r = try score(scene, take)
+            s[take] = r.score
+            if take != "silent" { #expect(abs(r.latencyMs - 120) <= 10, "\(take) latency \(r.latencyMs)") }
+        }
+        print("\(scene) ktv rules: \(s.sorted { $0.value > $1.value }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", "))")
+        let good = try #require(s["good"])
+        #expect(good >= 85)
+        #expect(try #require(s["drone"]) <= 30)
+        #expect(try #require(s["random"]) <= 35)
+        #expect(try #require(s["silent"]) <= 5)
+        #expect(abs(try #require(s["octave_down"]) - good) <= 10)
+        #expect(try #require(s["late_400ms"]) <= good - 10)
+        #expect(try #require(s["slightly_flat"]) < good)
+        #expect(try #require(s["late_400ms"]) > (try #require(s["off_key"])))
+    }
+}
