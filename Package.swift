@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),
         .testTarget(name: "KTVPitchTests", dependencies: ["KTVPitch", "KTVAudio", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVAudioTests", dependencies: ["KTVAudio", "KTVCore", "KTVSynth"]),
-        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync"]),
+        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync", "KTVScore"]),
         .testTarget(name: "KTVSyncTests", dependencies: ["KTVSync", "KTVLyrics", "KTVCore"]),
         .testTarget(name: "KTVScoreTests", dependencies: ["KTVScore", "KTVPitch", "KTVLyrics", "KTVCore", "KTVSynth"]),
         // The inputs the fuzzers saved (fixtures/fuzz/) through the harnesses' own code, which

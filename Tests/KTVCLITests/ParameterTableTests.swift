@@ -4,6 +4,7 @@ import KTVAudio
 import KTVCore
 import KTVLyrics
 import KTVPitch
+import KTVScore
 import KTVSync
 
 /// The README's parameter tables are rendered from the libraries' declarations (`Spec.all`), so a
@@ -17,6 +18,7 @@ import KTVSync
         ("alignment", AlignmentConfiguration.Spec.all),
         ("melody-metrics", MelodyMetricsConfiguration.Spec.all),
         ("replay", ReplayConfiguration.Spec.all),
+        ("score-ktv", KTVRulesConfiguration.Spec.all),
     ]
 
     @Test func readmeTablesMatchTheDeclarations() throws {
