@@ -159,7 +159,7 @@ public struct KTVRules: ScoringRules {
             defer { if n.cents != nil { previous = n } }
             var ns = NoteScore(note: n)
             let judged = n.cents != nil && n.kind != .freestyle && n.durationMs > 0
-            let inside = take.coveredMs.contains(n.startMs) && take.coveredMs.contains(n.endMs)
+            let inside = take.covers(n.startMs, n.endMs)
             let weight = Double(n.durationMs) * (n.kind == .golden ? 2 : 1)
             if judged { allWeight += weight }
             if judged, let pitch = n.cents {

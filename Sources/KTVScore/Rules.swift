@@ -5,15 +5,24 @@ public struct SungTake: Sendable, Equatable {
     /// Pitch samples at song times (seconds from the song's start), in the order they were sung;
     /// unvoiced = nil. A sample is what the singer sang at that song position.
     public var contour: PitchContour
-    /// The span of song time the recording covers, ms; notes outside it are not judged.
+    /// The span of song time the recording covers, ms, from its first moment to its last.
     public var coveredMs: ClosedRange<Int>
+    /// The stretches of song time actually sung against, in song order (a forward seek leaves a
+    /// gap); `[coveredMs]` for a take that ran with the song throughout. Notes outside are not judged.
+    public var spansMs: [ClosedRange<Int>]
     /// The delay compensated, ms.
     public var latencyMs: Double
 
-    public init(contour: PitchContour, coveredMs: ClosedRange<Int>, latencyMs: Double) {
+    public init(contour: PitchContour, coveredMs: ClosedRange<Int>, spansMs: [ClosedRange<Int>]? = nil, latencyMs: Double) {
         self.contour = contour
         self.coveredMs = coveredMs
+        self.spansMs = spansMs ?? [coveredMs]
         self.latencyMs = latencyMs
+    }
+
+    /// Whether the take ran against the song over the whole of [startMs, endMs].
+    public func covers(_ startMs: Int, _ endMs: Int) -> Bool {
+        spansMs.contains { $0.contains(startMs) && $0.contains(endMs) }
     }
 }
 

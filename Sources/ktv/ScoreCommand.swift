@@ -4,6 +4,7 @@ import KTVAudio
 import KTVCore
 import KTVPitch
 import KTVScore
+import KTVSync
 
 extension ScoringRuleSet: ExpressibleByArgument {}
 
@@ -35,6 +36,12 @@ struct ScoreCommand: ParsableCommand {
     @Option(help: "The take's delay against the song, ms (default: measured with --accompaniment, else 0).")
     var latencyMs: Double?
 
+    @Option(help: "A progress log (JSON Lines, docs/progress-log.md): the take is placed on the song through --device's record and progress events.")
+    var progressLog: String?
+
+    @Option(help: "With --progress-log: the device that recorded the take.")
+    var device: String?
+
     @Option(help: "auto (estimate; whole octaves forgiven, the rest judged on intervals at a cost), none, or a shift in cents.")
     var keyShift: String = "auto"
 
@@ -49,7 +56,10 @@ struct ScoreCommand: ParsableCommand {
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    func validate() throws { _ = try configuration() }
+    func validate() throws {
+        _ = try configuration()
+        if (progressLog == nil) != (device == nil) { throw ValidationError("--progress-log and --device go together") }
+    }
 
     func configuration() throws -> ScoreConfiguration {
         var options = ScoringRuleSet.Options()
@@ -78,9 +88,16 @@ struct ScoreCommand: ParsableCommand {
             let scorer = try Scorer(configuration: try configuration())
             let sung = try scorer.take(path: take, accompaniment: accompaniment)
             for t in sung.truncations { printError("ktv: warning: \(t)") }
-            card = try scorer.score(sung, reference: melody)
+            var aligner: (any TakeAligner)?
+            if let progressLog, let device {
+                let log = try LogReader.read(paths: [progressLog])
+                aligner = try ProgressLogAligner(log: log, device: device, latencyMs: latencyMs ?? sung.measuredLatencyMs ?? 0, logName: progressLog)
+            }
+            card = try scorer.score(sung, reference: melody, aligner: aligner)
         } catch let error as AudioError {
             throw audioFailure(error)
+        } catch let error as SyncError {
+            throw syncFailure(error)
         } catch let error as FileIOError {
             printError("ktv: \(error)")
             throw ExitCode(KTVExitCode.ioError)
