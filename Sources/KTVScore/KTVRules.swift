@@ -94,6 +94,19 @@ public enum KeyShift: Sendable, Equatable {
     case none
     /// A known transposition (an app's key change), cents: judged against it, at no cost.
     case cents(Double)
+
+    /// `auto`, `none`, or cents within ±2400 (`-300`).
+    public init(parsing text: String) throws(ParameterError) {
+        switch text {
+        case "auto": self = .auto
+        case "none": self = .none
+        default:
+            guard let cents = Double(text), cents.isFinite, abs(cents) <= 2400 else {
+                throw ParameterError(name: "keyShift", value: quoted(text), allowed: "auto, none, or cents within ±2400")
+            }
+            self = .cents(cents)
+        }
+    }
 }
 
 /// ktv's rules (see the comment at the top of the file).

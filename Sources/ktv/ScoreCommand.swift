@@ -63,15 +63,7 @@ struct ScoreCommand: ParsableCommand {
 
     func configuration() throws -> ScoreConfiguration {
         var options = ScoringRuleSet.Options()
-        switch keyShift {
-        case "auto": options.keyShift = .auto
-        case "none": options.keyShift = .none
-        default:
-            guard let cents = Double(keyShift), cents.isFinite, abs(cents) <= 2400 else {
-                throw ValidationError("--key-shift must be auto, none or cents within ±2400, not \(quoted(keyShift))")
-            }
-            options.keyShift = .cents(cents)
-        }
+        do { options.keyShift = try KeyShift(parsing: keyShift) } catch { throw usageError(error) }
         options.wholeSong = wholeSong
         if let latencyMs, !(latencyMs.isFinite && abs(latencyMs) <= 10_000) {
             throw ValidationError("--latency-ms must be within ±10000, not \(latencyMs)")
