@@ -72,9 +72,14 @@ public final class Scorer {
 
     /// Aligns and judges a take.
     public func score(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil) throws -> ScoreCard {
+        try judged(take, reference: reference, aligner: aligner).card
+    }
+
+    /// Aligns and judges a take, keeping the take on the song's clock (for pictures).
+    public func judged(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil) throws -> (card: ScoreCard, sung: SungTake) {
         let latency = configuration.latencyMs ?? take.measuredLatencyMs ?? 0
-        let align = aligner ?? LatencyAligner(latencyMs: latency)
-        return try configuration.rules.judge(try align.align(take.contour), against: reference)
+        let sung = try (aligner ?? LatencyAligner(latencyMs: latency)).align(take.contour)
+        return (try configuration.rules.judge(sung, against: reference), sung)
     }
 
     /// Audio by its magic: RIFF/RF64 (WAV), fLaC, OggS, FORM (AIFF), ID3 or an MPEG frame sync (MP3).

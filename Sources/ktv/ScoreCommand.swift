@@ -48,6 +48,9 @@ struct ScoreCommand: ParsableCommand {
     @Flag(help: "Count lines outside the recording as 0 instead of leaving them out.")
     var wholeSong = false
 
+    @Option(help: "Draw the notes, the sung pitch and each line's score (SVG) here, atomically.")
+    var svg: String?
+
     @Option(help: "Report: text or json.")
     var format: ReportFormat = .text
 
@@ -74,7 +77,7 @@ struct ScoreCommand: ParsableCommand {
     }
 
     func run() throws {
-        let card: ScoreCard
+        let card: ScoreCard, sungTake: SungTake
         do {
             let melody = try ReferenceReader.read(path: reference, lyricsPath: lyrics)
             let scorer = try Scorer(configuration: try configuration())
@@ -85,7 +88,7 @@ struct ScoreCommand: ParsableCommand {
                 let log = try LogReader.read(paths: [progressLog])
                 aligner = try ProgressLogAligner(log: log, device: device, latencyMs: latencyMs ?? sung.measuredLatencyMs ?? 0, logName: progressLog)
             }
-            card = try scorer.score(sung, reference: melody, aligner: aligner)
+            (card, sungTake) = try scorer.judged(sung, reference: melody, aligner: aligner)
         } catch let error as AudioError {
             throw audioFailure(error)
         } catch let error as SyncError {
@@ -97,6 +100,7 @@ struct ScoreCommand: ParsableCommand {
             printError("ktv: \(error)")
             throw ExitCode(KTVExitCode.dataError)
         }
+        if let svg { try emit(Array(ScoreSVG.render(card, take: sungTake, title: (take as NSString).lastPathComponent).utf8), to: svg) }
         switch format {
         case .json: try emit(Array(ScoreReport.json(card, take: take, reference: reference).serialized().utf8), to: output)
         case .text: try emit(Array(ScoreReport.text(card, take: take).utf8), to: output)
