@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import KTVCore
+@testable import KTVScore
+
+/// A take with one value every 50 ms, the first at 50 ms (Agora's harness).
+func agoraTake(_ hz: [Double?]) throws -> SungTake {
+    try LatencyAligner(latencyMs: 0).align(PitchContour(timesS: hz.indices.map { Double($0 + 1) * 0.05 }, f0Hz: hz))
+}
+
+@Suite struct AgoraRulesTests {
+    // MARK: - Algorithm.c (NOTES §2.2-2.3)
+
+    @Test func frameScoresMatchAgorasGoldenValuesAtLevel10() {
+        // TestScoringMachine.testCalculatedScore / Android testCalculatedScoreForAi: reference 100 Hz.
+        let golden: [(Double, Float)] = [(110, 100), (120, 82.12307), (130, 65.494354), (140, 50.098568), (150, 35.765438),
+                                         (160, 22.357689), (170, 9.763043), (180, 0), (99, 100), (80, 73.64238), (70, 45.901512),
+                                         (60, 13.877029), (59, 10.3853855), (58, 6.834053), (57, 3.2209551), (56, 0)]
+        for (voice, expected) in golden {
+            #expect(AgoraRules.frameScore(voiceHz: voice, refHz: 100, level: 10, offset: 0) == expected, "\(voice) Hz")
+        }
+        // testCalculatedScoreForScoreCompensationOffset: 80 Hz against 100 Hz.
+        for (offset, expected) in [(0, Float(73.64238)), (10, 85.64239), (50, 100), (100, 100)] {
+            #expect(AgoraRules.frameScore(voiceHz: 80, refHz: 100, level: 10, offset: offset) == expected, "offset \(offset)")
+        }
+        #expect(AgoraRules.frameScore(voiceHz: 0, refHz: 100, level: 10, offset: 0) == 0)
+        #expect(AgoraRules.frameScore(voiceHz: 100, refHz: 0, level: 10, offset: 0) == 0)
+    }
+
+    @Test func frameScoresAtLevel15FollowTheClosedForm() {
+        // S = clamp(100·(1 + L/50)·(1 − L·d/100)) at d semitones: 100/100/100/91/71.5/52/32.5/13.
+        for (d, expected) in [(0.0, 100.0), (1, 100), (1.5, 100), (2, 91), (3, 71.5), (4, 52), (5, 32.5), (6, 13)] {
+            let s = AgoraRules.frameScore(voiceHz: 220 * pow(2, d / 12), refHz: 220, level: 15, offset: 0)
+            #expect(abs(Double(s) - expected) < 0.01, "d = \(d): \(s)")
+        }
+    }
+
+    @Test func theOctaveFoldMatchesHandlePitchC() {
+        // TestScoringMachine.testHandlePitch: (reference, voice) → folded.
+        for (ref, voice, expected) in [(200.0, 80.0, 160.0), (400, 80, 320), (400, 200, 400), (400, 500, 500), (400, 600, 300),
+                                       (400, 700, 350), (400, 800, 400), (213, 100, 200)] {
+            #expect(AgoraRules.octaveFolded(voiceHz: voice, refHz: ref) == expected, "\(ref), \(voice)")
+        }
+        #expect(AgoraRules.octaveFolded(voiceHz: 0, refHz: 200) == 0)
+        // After the fold every voiced frame is within 6 semitones: at level 15 it scores at least 13.
+        var voice = 40.0
+        while voice < 2000 {
+            let folded = AgoraRules.octaveFolded(voiceHz: voice, refHz: 262)
+            #expect(AgoraRules.frameScore(voiceHz: folded, refHz: 262, level: 15, offset: 0) >= 13, "\(voice) Hz")
+            voice *= 1.037
+        }
+    }
+
+    @Test func samplesAreJudgedAtTheLastProgressTick() {
+        #expect(AgoraRules.progressStamp(songMs: 50, intervalMs: 20) == 40)
+        #expect(AgoraRules.progressStamp(songMs: 100, intervalMs: 20) == 100)
+        #expect(AgoraRules.progressStamp(songMs: 19.999, intervalMs: 20) == 0)
+        #expect(AgoraRules.progressStamp(songMs: -30, intervalMs: 20) == 0)
+        // 0.35 s is not exact in binary; its ms must still land on the 340 tick, not below.
+        let times = try? AgoraRules.songTimesMs(PitchContour(timesS: [0.35, 0.7, 1.05], f0Hz: [nil, nil, nil]))
+        #expect(times == [350, 700, 1050])
+    }
+
+    @Test func settingsAreChecked() {
+        #expect(throws: ScoreError.self) { try AgoraRulesConfiguration(level: 0).validated() }
+        #expect(throws: ScoreError.self) { try AgoraRulesConfiguration(compensationOffset: -10).validated() }
+        #expect(throws: ScoreError.self) { try AgoraRulesConfiguration(progressIntervalMs: 0).validated() }
+        #expect((try? AgoraRulesConfiguration().validated()) == AgoraRulesConfiguration(level: 15, compensationOffset: 0, progressIntervalMs: 20))
+        #expect(AgoraRulesConfiguration.Spec.all.map(\.name) == ["level", "compensationOffset", "progressIntervalMs"])
+    }
+
+    // MARK: - Generated references
+
+    @Test func unpitchedTonesScoreZero() throws {
+        let melody = ReferenceMelody(notes: [
+            MelodyNote(startMs: 1000, durationMs: 1000, cents: ReferenceMelody.cents(hz: 220), word: "a", line: 0),
+            MelodyNote(startMs: 2000, durationMs: 1000, cents: nil, word: "b", line: 0),
+            MelodyNote(startMs: 4000, durationMs: 1000, cents: ReferenceMelody.cents(hz: 220), word: "c", line: 1),
+        ], lines: [MelodyLine(startMs: 1000, endMs: 3000, text: "ab"), MelodyLine(startMs: 4000, endMs: 5000, text: "c")])
+        let card = try AgoraRules().judge(try agoraTake(Array(repeating: 220, count: 120)), against: melody)
+        #expect(card.lines.map(\.score) == [50, 100])
+        #expect(card.lines[0].notes.map(\.score) == [100, 0])
+        #expect(card.score == 150)
+        #expect(card.maxScore == 200)
+        #expect(card.rules == "agora")
+    }
+
+    @Test func linesWithoutNotesAreLeftOut() throws {
+        // A lyric line with no note (an instrumental break in a non-Migu reference) is not a line to Agora.
+        let melody = ReferenceMelody(notes: [
+            MelodyNote(startMs: 1000, durationMs: 1000, cents: ReferenceMelody.cents(hz: 220), line: 1),
+            MelodyNote(startMs: 4000, durationMs: 1000, cents: ReferenceMelody.cents(hz: 196), line: 3),
+        ], lines: (0..<4).map { MelodyLine(startMs: $0 * 1000, endMs: $0 * 1000 + 500, text: "") })
+        let card = try AgoraRules().judge(try agoraTake(Array(repeating: 220, count: 120)), against: melody)
+        #expect(card.lines.map(\.score) == [0, 100, 0, 91])
+        #expect(card.score == 191)
+    }
+
+    @Test func aLineNoSampleEndsIsNeverScoredAndSpoilsTheNext() throws {
+        // Line 1's last tone (4005-4015 ms) holds no 20 ms tick: line 1 never becomes current, and its
+        // samples, still stored, close every tone of line 2 at 0 (Android does the same).
+        let hz = ReferenceMelody.cents(hz: 220)
+        let melody = ReferenceMelody(notes: [
+            MelodyNote(startMs: 1000, durationMs: 1000, cents: hz, line: 0),
+            MelodyNote(startMs: 3000, durationMs: 990, cents: hz, line: 1),
+            MelodyNote(startMs: 4005, durationMs: 10, cents: hz, line: 1),
+            MelodyNote(startMs: 5000, durationMs: 1000, cents: hz, line: 2),
+        ], lines: [MelodyLine(startMs: 1000, endMs: 2000, text: ""), MelodyLine(startMs: 3000, endMs: 4015, text: ""),
+                   MelodyLine(startMs: 5000, endMs: 6000, text: "")])
+        let take = try agoraTake(Array(repeating: 220, count: 140))
+        let rules = AgoraRules()
+        #expect(try rules.replay(take, against: melody).referenceLineScores == [0: 100, 2: 0])
+        #expect(try rules.judge(take, against: melody).lines.map(\.score) == [100, 0, 0])
+    }
+
+    @Test func overlappingLinesAreRepairedAsAgoraDoes() throws {
+        let notes = [
+            MelodyNote(startMs: 1000, durationMs: 1000, cents: 5700, line: 0),
+            MelodyNote(startMs: 1500, durationMs: 300, cents: 5700, line: 1),  // inside line 0: [2000, 2000]
+            MelodyNote(startMs: 1900, durationMs: 600, cents: 5700, line: 1),  // [2000, 2500]
+            MelodyNote(startMs: 2400, durationMs: 200, cents: 5700, line: 1),  // starts after 2000: the repair stops
+            MelodyNote(startMs: 2550, durationMs: 450, cents: 5700, line: 2),  // after line 1's last note: [2600, 3000]
+        ]
+        let repaired = AgoraRules.overlapRepaired(notes)
+        #expect(repaired.map(\.startMs) == [1000, 2000, 2000, 2400, 2600])
+        #expect(repaired.map(\.endMs) == [2000, 2000, 2500, 2600, 3000])
+        // The judge repairs what it is given, and reports the notes it judged.
+        let melody = ReferenceMelody(notes: notes, lines: (0..<3).map { _ in MelodyLine(startMs: 0, endMs: 0, text: "") })
+        let card = try AgoraRules().judge(try agoraTake(Array(repeating: 220, count: 80)), against: melody)
+        #expect(card.lines.flatMap(\.notes).map(\.note.startMs) == [1000, 2000, 2000, 2400, 2600])
+    }
+}
