@@ -129,4 +129,28 @@ func agoraTake(_ hz: [Double?]) throws -> SungTake {
         let card = try AgoraRules().judge(try agoraTake(Array(repeating: 220, count: 80)), against: melody)
         #expect(card.lines.flatMap(\.notes).map(\.note.startMs) == [1000, 2000, 2000, 2400, 2600])
     }
+
+    @Test func miguXMLKeepsItsTonesAndRepairsOnlyAtSentences() throws {
+        func tone(_ b: String, _ e: String, _ p: Int, _ w: String) -> String {
+            "<tone begin=\"\(b)\" end=\"\(e)\" pitch=\"\(p)\" pronounce=\"\" lang=\"1\"><word>\(w)</word></tone>"
+        }
+        let xml = """
+        <?xml version='1.0' encoding='utf-8'?>
+        <song><general><name>t</name><singer>s</singer><type>1</type></general><midi_lrc><paragraph>
+        <sentence>\(tone("1.000", "2.000", 220, "a"))\(tone("2.000", "2.200", 0, "b"))</sentence>
+        <sentence>\(tone("1.900", "2.500", 247, "c"))\(tone("2.400", "2.600", 262, "d"))</sentence>
+        </paragraph></midi_lrc></song>
+        """
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("agora-overlap-\(UUID().uuidString).xml").path
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let melody = try ReferenceReader.read(path: path)
+        // The pitch-0 tone is kept (unpitched); line 1 starts at line 0's end; its second tone still
+        // overlaps its first, in file order, as in Agora.
+        #expect(melody.notes.map(\.word) == ["a", "b", "c", "d"])
+        #expect(melody.notes.map { $0.cents == nil } == [false, true, false, false])
+        #expect(melody.notes.map(\.startMs) == [1000, 2000, 2200, 2400])
+        #expect(melody.notes.map(\.endMs) == [2000, 2200, 2500, 2600])
+        #expect(melody.notes.map { AgoraRules.toneHz(cents: $0.cents) } == [220, 0, 247, 262])
+    }
 }
