@@ -3,6 +3,36 @@ import Testing
 import KTVCore
 @testable import KTVScore
 
+/// Agora's fixtures and golden scores (shared/agora, NOTES.md §2.8), beside the package; nil when absent.
+let agoraShared: String? = {
+    // #filePath is <package>/Tests/KTVScoreTests/AgoraRulesTests.swift.
+    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let dir = package.deletingLastPathComponent().appendingPathComponent("shared/agora").path
+    return FileManager.default.fileExists(atPath: dir + "/golden-scores.json") ? dir : nil
+}()
+
+/// One case of golden-scores.json: Android's expected line scores (a prefix; the rest are 0), the
+/// total and how many lines were scored.
+struct AgoraGoldenCase {
+    var reference: String, pitchFile: String
+    var linePrefix: [Int]
+    var total: Int, scoredLines: Int
+
+    static func all(in dir: String) throws -> [AgoraGoldenCase] {
+        guard case let .object(root) = try JSONReader.parse(try FileIO.read(dir + "/golden-scores.json")),
+              case let .array(cases)? = root.first(where: { $0.0 == "cases" })?.1 else { return [] }
+        return cases.compactMap { value in
+            guard case let .object(o) = value else { return nil }
+            func member(_ key: String) -> JSONValue? { o.first { $0.0 == key }?.1 }
+            guard case let .string(reference)? = member("reference"), case let .string(pitchFile)? = member("pitch_file"),
+                  case let .array(prefix)? = member("line_scores_prefix"), case let .int(total)? = member("total"),
+                  case let .int(lines)? = member("lines") else { return nil }
+            let scores = prefix.compactMap { v -> Int? in if case let .int(i) = v { return i } else { return nil } }
+            return AgoraGoldenCase(reference: reference, pitchFile: pitchFile, linePrefix: scores, total: total, scoredLines: lines)
+        }
+    }
+}
+
 /// A take with one value every 50 ms, the first at 50 ms (Agora's harness).
 func agoraTake(_ hz: [Double?]) throws -> SungTake {
     try LatencyAligner(latencyMs: 0).align(PitchContour(timesS: hz.indices.map { Double($0 + 1) * 0.05 }, f0Hz: hz))
@@ -152,5 +182,72 @@ func agoraTake(_ hz: [Double?]) throws -> SungTake {
         #expect(melody.notes.map(\.startMs) == [1000, 2000, 2200, 2400])
         #expect(melody.notes.map(\.endMs) == [2000, 2200, 2500, 2600])
         #expect(melody.notes.map { AgoraRules.toneHz(cents: $0.cents) } == [220, 0, 247, 262])
+    }
+
+    // MARK: - Agora's golden harness (NOTES §2.8-2.9)
+
+    @Test(.enabled(if: agoraShared != nil, "needs ../shared/agora (Agora's fixtures)"), arguments: ["bad1", "good1", "good2", "good3", "good4"])
+    func goldenScoresOn660250(take name: String) throws {
+        let dir = try #require(agoraShared)
+        let golden = try #require(try AgoraGoldenCase.all(in: dir).first { $0.pitchFile.hasSuffix("qilixiang_\(name)_50ms_pitch.txt") })
+        let reference = try ReferenceReader.read(path: "\(dir)/\(golden.reference)")
+        let take = try LatencyAligner(latencyMs: 0).align(try TakeReader.read(path: "\(dir)/\(golden.pitchFile)", pitchIntervalMs: 50))
+        let rules = AgoraRules(progressIntervalMs: 20)
+        let card = try rules.judge(take, against: reference)
+        let expected = golden.linePrefix + Array(repeating: 0, count: max(0, reference.lines.count - golden.linePrefix.count))
+        #expect(card.lines.map { $0.score.map { Int($0) } } == expected.map { Optional($0) })
+        #expect(card.score == Double(golden.total))
+        #expect(card.maxScore == 100 * Double(reference.lines.count))
+        #expect(try rules.replay(take, against: reference).lineScores.count == golden.scoredLines)
+    }
+
+    @Test(.enabled(if: agoraShared != nil, "needs ../shared/agora (Agora's fixtures)"))
+    func aConstantDroneScoresHighOn660250() throws {
+        let dir = try #require(agoraShared)
+        let reference = try ReferenceReader.read(path: "\(dir)/LrcView-iOS/Tests/Resource/660250.xml")
+        let count = (reference.notes.map(\.endMs).max() ?? 0) / 50
+        let card = try AgoraRules().judge(try agoraTake(Array(repeating: 150, count: count)), against: reference)
+        let mean = card.score / Double(card.lines.count)
+        #expect(abs(mean - 78.6) <= 0.1, "mean line score \(mean)")
+    }
+}
+
+@Suite struct TakeReaderTests {
+    @Test func oneValuePerLineIsReportedAtTheEndOfItsInterval() throws {
+        let contour = try TakeReader.parse(Array("0.000\r\n220.5\r\n 0 \r\n196\r\n\r\n".utf8), path: "t.txt", pitchIntervalMs: 50)
+        #expect(contour.timesS == [0.05, 0.1, 0.15, 0.2])
+        #expect(contour.f0Hz == [nil, 220.5, nil, 196])
+    }
+
+    @Test func badValuesNameTheirLine() {
+        let cases: [(String, Int?)] = [("220\nabc\n", 2), ("220\n-5\n", 2), ("220\n\n196\n", 2), ("220\nnan\n", 2), ("220\n0x10\n", 2),
+                                       ("", nil), ("0\n0.0\n", nil)]
+        for (text, line) in cases {
+            do {
+                _ = try TakeReader.parse(Array(text.utf8), path: "t.txt", pitchIntervalMs: 50)
+                Issue.record("\(quoted(text)) was read")
+            } catch {
+                if case let .badTake(path, l, _) = error {
+                    #expect(path == "t.txt")
+                    #expect(l == line, "\(quoted(text))")
+                } else {
+                    Issue.record("unexpected \(error)")
+                }
+            }
+        }
+        #expect(throws: ScoreError.self) { try TakeReader.parse(Array("220\n".utf8), path: "t.txt", pitchIntervalMs: 0) }
+    }
+
+    @Test func pitchTracksAreReadByPitchTrackFile() throws {
+        let contour = try TakeReader.parse(Array("time_s,f0_hz,confidence\n0.01,0,0.1\n0.02,220,0.9\n".utf8), path: "t.csv")
+        #expect(contour.timesS == [0.01, 0.02])
+        #expect(contour.f0Hz == [nil, 220])
+        do {
+            _ = try TakeReader.parse(Array("220\n196\n".utf8), path: "t.txt")
+            Issue.record("a single column without an interval was read")
+        } catch {
+            #expect(error.description.contains("pitchIntervalMs"))
+        }
+        #expect(throws: ScoreError.self) { try TakeReader.parse(Array("0.01 0\n0.02 0\n".utf8), path: "t.txt") }
     }
 }
