@@ -8,8 +8,10 @@ import KTVLyrics
 ///   (`midi` null or absent = unpitched; `line` optional);
 /// - Agora `pitchDatas` JSON with a KRC/LRC for the words and lines (the 0-100 scale is relative);
 /// - a lyric file with a pitch file (`ReferenceReader.melody(lyrics:pitch:)`).
-/// Overlapping notes are repaired as Agora does: a note starting before the previous one ends
-/// starts at that end.
+/// Overlapping notes are repaired as Agora does: in Migu XML exactly so (`AgoraRules.overlapRepaired`:
+/// a sentence's leading tones that start before the previous sentence ends start at that end, tones
+/// keep their file order); elsewhere notes are sorted and a note starting before the previous one
+/// ends starts at that end.
 public enum ReferenceReader {
     /// Phrases are split at silences this long when a reference names no lines.
     public static let phraseGapMs = 800
@@ -55,7 +57,7 @@ public enum ReferenceReader {
             guard notes.contains(where: { $0.cents != nil }) else {
                 throw .badReference(path: path, line: nil, detail: "no tone has a pitch (every `pitch` is 0); a reference melody needs pitched notes")
             }
-            return ReferenceMelody(notes: repaired(notes), lines: lines)
+            return ReferenceMelody(notes: AgoraRules.overlapRepaired(notes), lines: lines)
         }
         switch pitch {
         case let .notes(scale, raw)?:
@@ -146,7 +148,8 @@ public enum ReferenceReader {
         return nil
     }
 
-    /// Agora's overlap repair: a note starting before the previous one ends starts at that end.
+    /// Agora's overlap rule note by note, for notes from any source: sorted, a note starting before
+    /// the previous one ends starts at that end (Migu XML gets Agora's own, `AgoraRules.overlapRepaired`).
     static func repaired(_ notes: [MelodyNote]) -> [MelodyNote] {
         var out = notes.sorted { $0.startMs < $1.startMs }
         for k in out.indices.dropFirst() where out[k].startMs < out[k - 1].endMs {
