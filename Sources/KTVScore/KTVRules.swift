@@ -194,7 +194,7 @@ public struct KTVRules: ScoringRules {
         }
         for i in lines.indices where lineWeights[i] > 0 { lines[i].score = lineSums[i] / lineWeights[i] }
         let noteMean = totalWeight > 0 ? totalScore / totalWeight : 0
-        let score = noteMean * (1 - c.keyWeight + c.keyWeight * keyCredit)
+        let score = noteMean * (1 - c.keyWeight + c.keyWeight * keyCredit) * movementCredit(lines.flatMap(\.notes))
         return ScoreCard(rules: name, score: score, maxScore: 100, lines: lines, latencyMs: take.latencyMs,
                          keyShiftCents: shift, judgedShare: allWeight > 0 ? coveredWeight / allWeight : 0)
     }
@@ -238,6 +238,28 @@ public struct KTVRules: ScoringRules {
         let timingCredit = onset.map { ramp(abs($0), full: c.onsetGraceMs, zero: c.onsetZeroMs) } ?? 0
         return 100 * coverageCredit * pitchCredit * (1 - c.timingWeight + c.timingWeight * timingCredit)
     }
+
+    /// Whether the singer follows the melody's movement: the spread (interquartile range) of the
+    /// sung notes' pitches against the reference's, full credit from `movementShare` of it. A hum
+    /// or a monotone scores a few notes that sit at its pitch, but it does not sing the tune.
+    /// A reference spanning less than a semitone is not judged on this.
+    func movementCredit(_ notes: [NoteScore]) -> Double {
+        var sung: [Double] = [], reference: [Double] = []
+        for n in notes where n.score != nil {
+            guard let target = n.targetCents, let e = n.medianErrorCents else { continue }
+            sung.append(target + e)
+            reference.append(target)
+        }
+        sung.sort()
+        reference.sort()
+        func iqr(_ v: [Double]) -> Double { (Stats.percentile(v, 0.75) ?? 0) - (Stats.percentile(v, 0.25) ?? 0) }
+        let refSpread = iqr(reference)
+        guard sung.count >= 4, refSpread >= 100 else { return 1 }
+        return min(1, iqr(sung) / refSpread / Self.movementShare)
+    }
+
+    /// The share of the melody's spread a singer must cover for full movement credit.
+    static let movementShare = 0.75
 
     /// 1 up to `full`, 0 from `zero`, linear in between.
     func ramp(_ x: Double, full: Double, zero: Double) -> Double {

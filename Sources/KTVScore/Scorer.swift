@@ -11,14 +11,17 @@ public enum ScoringRuleSet: String, Sendable, CaseIterable {
     public struct Options: Sendable {
         public var keyShift: KeyShift = .auto
         public var wholeSong = false
+        public var agora = AgoraRulesConfiguration()
         public init() {}
     }
 
+    /// The rule set, its settings checked.
     public func rules(_ options: Options) throws(ScoreError) -> any ScoringRules {
         switch self {
         case .ktv: return KTVRules(keyShift: options.keyShift, wholeSong: options.wholeSong)
-        case .agora, .ultrastar:
-            throw .invalidParameter(name: "rules", value: rawValue, allowed: "ktv (agora and ultrastar are being built)")
+        case .agora: return AgoraRules(configuration: try options.agora.validated())
+        case .ultrastar:
+            throw .invalidParameter(name: "rules", value: rawValue, allowed: "ktv or agora (ultrastar is being built)")
         }
     }
 }

@@ -27,8 +27,20 @@ struct ScoreCommand: ParsableCommand {
     @Option(help: "Lyrics for the reference's words and lines (with a pitch file or notes without lines).")
     var lyrics: String?
 
-    @Option(help: "Rule set: ktv.")
+    @Option(help: "Rule set: ktv (0-100, explained note by note) or agora (AgoraLyricsScore exactly: a sum of line scores).")
     var rules: ScoringRuleSet = .ktv
+
+    @Option(help: ArgumentHelp("With --rules agora: " + AgoraRulesConfiguration.Spec.level.help))
+    var level = AgoraRulesConfiguration.Spec.level.defaultValue
+
+    @Option(help: ArgumentHelp("With --rules agora: " + AgoraRulesConfiguration.Spec.compensationOffset.help))
+    var offset = AgoraRulesConfiguration.Spec.compensationOffset.defaultValue
+
+    @Option(help: ArgumentHelp("With --rules agora: " + AgoraRulesConfiguration.Spec.progressIntervalMs.help))
+    var progressIntervalMs = AgoraRulesConfiguration.Spec.progressIntervalMs.defaultValue
+
+    @Option(help: "A take given as one Hz value per line: the interval between values, ms (value k is at (k+1)·interval).")
+    var pitchIntervalMs: Int?
 
     @Option(help: "The accompaniment played during an audio take: its bleed is cancelled and the latency measured.")
     var accompaniment: String?
@@ -68,11 +80,12 @@ struct ScoreCommand: ParsableCommand {
         var options = ScoringRuleSet.Options()
         do { options.keyShift = try KeyShift(parsing: keyShift) } catch { throw usageError(error) }
         options.wholeSong = wholeSong
+        options.agora = AgoraRulesConfiguration(level: level, compensationOffset: offset, progressIntervalMs: progressIntervalMs)
         if let latencyMs, !(latencyMs.isFinite && abs(latencyMs) <= 10_000) {
             throw ValidationError("--latency-ms must be within ±10000, not \(latencyMs)")
         }
         do { return ScoreConfiguration(rules: try rules.rules(options), latencyMs: latencyMs) } catch {
-            throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
+            throw error.parameterError.map { usageError($0, flags: ["compensationOffset": "--offset"]) } ?? ValidationError("\(error)")
         }
     }
 
@@ -81,7 +94,7 @@ struct ScoreCommand: ParsableCommand {
         do {
             let melody = try ReferenceReader.read(path: reference, lyricsPath: lyrics)
             let scorer = try Scorer(configuration: try configuration())
-            let sung = try scorer.take(path: take, accompaniment: accompaniment)
+            let sung = try scorer.take(path: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs)
             for t in sung.truncations { printError("ktv: warning: \(t)") }
             var aligner: (any TakeAligner)?
             if let progressLog, let device {

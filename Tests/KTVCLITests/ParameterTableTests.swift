@@ -19,6 +19,7 @@ import KTVSync
         ("melody-metrics", MelodyMetricsConfiguration.Spec.all),
         ("replay", ReplayConfiguration.Spec.all),
         ("score-ktv", KTVRulesConfiguration.Spec.all),
+        ("score-agora", AgoraRulesConfiguration.Spec.all),
     ]
 
     @Test func readmeTablesMatchTheDeclarations() throws {

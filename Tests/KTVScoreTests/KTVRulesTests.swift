@@ -99,3 +99,24 @@ func ktvScore(_ m: ReferenceMelody, _ take: PitchContour, rules: KTVRules = KTVR
         #expect(try ktvScore(m, take).lines[0].notes[3].score == nil)
     }
 }
+
+/// The real recorded takes of 七里香 (Agora's fixtures, one Hz value per 50 ms; the recordings stop
+/// before the song ends) under the ktv rules.
+@Suite(.enabled(if: agoraShared != nil, "needs ../shared/agora (Agora's fixtures)"))
+struct KTVRulesOnRecordedTakesTests {
+    @Test func everyGoodTakeBeatsTheBadOneAndAHumFails() throws {
+        let dir = try #require(agoraShared) + "/LrcView-iOS/Tests/Resource"
+        let reference = try ReferenceReader.read(path: "\(dir)/660250.xml")
+        func score(_ contour: PitchContour) throws -> ScoreCard { try KTVRules().judge(try LatencyAligner(latencyMs: 0).align(contour), against: reference) }
+        var scores: [String: Double] = [:]
+        for name in ["bad1", "good1", "good2", "good3", "good4"] {
+            scores[name] = try score(try TakeReader.read(path: "\(dir)/qilixiang_\(name)_50ms_pitch.txt", pitchIntervalMs: 50)).score
+        }
+        let bad = try #require(scores["bad1"])
+        for name in ["good1", "good2", "good3", "good4"] { #expect(try #require(scores[name]) > bad + 10, "\(scores)") }
+        let count = (reference.notes.map(\.endMs).max() ?? 0) / 50
+        let hum = try score(PitchContour(timesS: (0..<count).map { Double($0 + 1) * 0.05 }, f0Hz: Array(repeating: 150, count: count)))
+        #expect(hum.score <= 30)
+        print("七里香 under the ktv rules: \(scores.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", ")), hum at 150 Hz \(String(format: "%.1f", hum.score))")
+    }
+}
