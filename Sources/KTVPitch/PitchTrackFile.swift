@@ -40,7 +40,8 @@ public enum PitchTrackFile {
     private static func parseText(_ text: [UInt8], path: String) throws(PitchError) -> PitchContour {
         var times: [Double] = []
         var freqs: [Double] = []
-        var previousTime: (text: String, line: Int)?
+        // The previous frame's row (bytes and line), for the message when times do not increase.
+        var previousRow: (range: Range<Int>, line: Int)?
         var sawContent = false
         var columns = 2
         var lineNumber = 0
@@ -54,6 +55,14 @@ public enum PitchTrackFile {
             // \r\n, \n and \r all end a row.
             if end < n, text[end] == 0x0D, end + 1 < n, text[end + 1] == 0x0A { start = end + 2 } else { start = end + 1 }
 
+            // Most rows are plain `1.230,220.500`: read them straight from the bytes.
+            if sawContent, let (t, f) = fastRow(text, row.startIndex, row.endIndex, columns: columns),
+               t > (times.last ?? -1) {
+                previousRow = (row.startIndex..<row.endIndex, lineNumber)
+                times.append(t)
+                freqs.append(f)
+                continue
+            }
             let trimmed = row.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
             if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
             let line = String(decoding: trimmed, as: UTF8.self)
@@ -92,14 +101,15 @@ public enum PitchTrackFile {
             if t < 0 {
                 throw .badTrackFile(path: path, line: lineNumber, detail: "time \(quoted(fields[0])) is negative; times are seconds from 0")
             }
-            if let previousTime, !(t > times[times.count - 1]) {
+            if let previousRow, !(t > times[times.count - 1]) {
+                let before = firstField(String(decoding: text[previousRow.range], as: UTF8.self))
                 throw .badTrackFile(path: path, line: lineNumber,
-                                    detail: "time \(quoted(fields[0])) is not after the previous time \(quoted(previousTime.text)) (line \(previousTime.line)); times must increase")
+                                    detail: "time \(quoted(fields[0])) is not after the previous time \(quoted(before)) (line \(previousRow.line)); times must increase")
             }
             if columns == 3, case let .failure(detail) = number(fields[2], name: "confidence") {
                 throw .badTrackFile(path: path, line: lineNumber, detail: detail)
             }
-            previousTime = (fields[0], lineNumber)
+            previousRow = (row.startIndex..<row.endIndex, lineNumber)
             times.append(t)
             freqs.append(f)
         }
@@ -107,6 +117,50 @@ public enum PitchTrackFile {
             throw .badTrackFile(path: path, line: nil, detail: "no frames; expected rows of `time,f0` or `time f0` (seconds, Hz)")
         }
         return PitchContour(timesS: times, signedHz: freqs)
+    }
+
+    /// A row of plain decimals (`digits[.digits]`, at most 15 significant digits) separated by one
+    /// comma or by spaces/tabs, with `columns` fields: (time, f0). Exact: the mantissa and the power
+    /// of ten are both exact doubles, so one division rounds correctly (Clinger's fast path). Any
+    /// other row (a sign, an exponent, a header, a comment, an error) returns nil and takes the
+    /// general path, which also words the errors.
+    @inline(__always)
+    private static func fastRow(_ b: [UInt8], _ start: Int, _ end: Int, columns: Int) -> (Double, Double)? {
+        var i = start
+        var values = (0.0, 0.0)
+        var comma = false
+        for field in 0..<columns {
+            while i < end, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+            var mantissa = 0, digits = 0, fraction = 0
+            while i < end, b[i] >= 0x30, b[i] <= 0x39 { mantissa = mantissa &* 10 &+ Int(b[i] &- 0x30); digits += 1; i += 1 }
+            if i < end, b[i] == 0x2E {
+                i += 1
+                while i < end, b[i] >= 0x30, b[i] <= 0x39 { mantissa = mantissa &* 10 &+ Int(b[i] &- 0x30); digits += 1; fraction += 1; i += 1 }
+            }
+            guard digits > 0, digits <= 15 else { return nil }
+            let v = Double(mantissa) / pow10[fraction]
+            if field == 0 { values.0 = v } else if field == 1 { values.1 = v }
+            while i < end, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+            if field + 1 < columns {
+                if i < end, b[i] == 0x2C {
+                    if field > 0, !comma { return nil }
+                    comma = true
+                    i += 1
+                } else if comma || i == end {
+                    return nil
+                }
+            }
+        }
+        return i == end ? values : nil
+    }
+
+    private static let pow10: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+
+    /// The first field of a row, as the general path splits it.
+    private static func firstField(_ line: String) -> String {
+        let trimmed = line.trimmingSpaces()
+        if trimmed.contains(",") { return String(trimmed.split(separator: ",", omittingEmptySubsequences: false).first ?? "").trimmingSpaces() }
+        return String(trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
     }
 
     /// A first row whose fields are all names (start with a letter), such as `time,f0`.
