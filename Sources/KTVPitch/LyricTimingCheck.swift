@@ -25,32 +25,8 @@ public enum LyricTimingCheck {
                              alignment: AlignmentConfiguration, offsetSign: OffsetSign) throws -> Result {
         let alignment = try alignment.validated()
         var result = findings
-        let tracker = try PitchTracker(configuration: PitchConfiguration())
-        let info = try AudioReader(path: audio).info
-        var note = "treated as a vocal stem"
-        var track: PitchTrack?
-        var truncations: [AudioTruncation] = []
-        if info.channels >= 2 {
-            var config = SplitConfiguration()
-            config.layout = layout
-            let session = try tracker.session(sampleRateHz: info.sampleRate)
-            var outputs = SplitOutputs()
-            outputs.vocalBlocks = { try session.feed($0) }
-            let split = try DualMonoSplitter.split(path: audio, configuration: config, outputs: outputs)
-            if let t = split.truncation { truncations.append(t) }
-            if split.analysis.dualMono {
-                track = try session.finish()
-                note = "dual-mono track split first (original = channel \((split.analysis.originalChannel ?? 0) + 1))"
-            } else {
-                note = "not a dual-mono track (\(split.analysis.reason)); its mix was treated as a vocal stem"
-            }
-        }
-        if track == nil {
-            let t = try tracker.track(path: audio, channel: .mix)
-            if truncations.isEmpty { truncations += t.truncations }
-            track = t
-        }
-        guard let track else { throw PitchError.noAudio("\(audio): no audio to check against") }
+        let vocal = try PitchTracker(configuration: PitchConfiguration()).trackVocals(path: audio, layout: layout)
+        let track = vocal.track, note = vocal.note, truncations = vocal.track.truncations
         var spans: [SungSpan] = []
         for (i, line) in parsed.lyrics.lines.enumerated() {
             if line.words.isEmpty {

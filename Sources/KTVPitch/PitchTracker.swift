@@ -204,6 +204,33 @@ public final class PitchTracker {
         try AccompanimentCanceller.track(tracker: self, take: path, channel: channel, accompaniment: accompaniment)
     }
 
+    /// The singing voice of a recording: a dual-mono KTV track is split first and its vocal estimate
+    /// tracked as it is made (no file written); anything else is tracked as a vocal stem (its mix).
+    /// `note` says which happened, for reports. The track's `truncations` cover both passes.
+    public func trackVocals(path: String, layout: SplitLayout = .auto) throws -> (track: PitchTrack, note: String) {
+        let info = try AudioReader(path: path).info
+        var note = "treated as a vocal stem"
+        var truncations: [AudioTruncation] = []
+        if info.channels >= 2 {
+            var config = SplitConfiguration()
+            config.layout = layout
+            let session = try self.session(sampleRateHz: info.sampleRate)
+            var outputs = SplitOutputs()
+            outputs.vocalBlocks = { try session.feed($0) }
+            let split = try DualMonoSplitter.split(path: path, configuration: config, outputs: outputs)
+            if let t = split.truncation { truncations.append(t) }
+            if split.analysis.dualMono {
+                var track = try session.finish()
+                track.truncations = truncations
+                return (track, "dual-mono track split first (original = channel \((split.analysis.originalChannel ?? 0) + 1))")
+            }
+            note = "not a dual-mono track (\(split.analysis.reason)); its mix was treated as a vocal stem"
+        }
+        var track = try self.track(path: path, channel: .mix)
+        if !truncations.isEmpty { track.truncations = truncations }
+        return (track, note)
+    }
+
     /// Tracks a file, with the accompaniment's bleed cancelled when one is given.
     public func track(path: String, channel: ChannelSelection = .mix, accompaniment: String?) throws -> PitchTrack {
         if let accompaniment { return try track(path: path, channel: channel, accompaniment: accompaniment) }

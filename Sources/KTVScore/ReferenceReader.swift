@@ -1,6 +1,7 @@
 import Foundation
 import KTVCore
 import KTVLyrics
+import KTVPitch
 
 /// Reads reference melodies into the one note model. Formats:
 /// - Migu/Agora XML: tones are notes (Hz; pitch 0 = unpitched), sentences are lines;
@@ -33,6 +34,19 @@ public enum ReferenceReader {
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
         guard let first = head.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }) else { return false }
         return first == "[" || (first == "{" && head.contains("\"notes\"") && head.contains("\"midi\""))
+    }
+
+    /// A reference sung in a recording: a dual-mono KTV track is split (as `ktv split --vocals`
+    /// does) and its vocal estimate tracked; a mono file is tracked as a vocal stem. The contour is
+    /// segmented into notes, cut at the words' starts and carrying them when lyrics are given.
+    public static func read(audioPath: String, lyricsPath: String? = nil, tracker: PitchTracker) throws -> ReferenceMelody {
+        let lyrics = try lyricsPath.map { try readLyrics($0) }
+        let vocal = try tracker.trackVocals(path: audioPath)
+        let notes = ContourSegmenter().notes(vocal.track.contour, words: lyrics?.lines.flatMap(\.words) ?? [])
+        guard !notes.isEmpty else {
+            throw ScoreError.badReference(path: audioPath, line: nil, detail: "no sung note found in the audio (\(vocal.note))")
+        }
+        return placed(notes, lyrics: lyrics, scale: .absolute)
     }
 
     static func readLyrics(_ path: String) throws -> Lyrics {

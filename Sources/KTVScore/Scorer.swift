@@ -73,6 +73,14 @@ public final class Scorer {
         return Take(contour: try TakeReader.read(path: path, pitchIntervalMs: pitchIntervalMs), measuredLatencyMs: nil, truncations: [])
     }
 
+    /// A reference melody from a file, or sung in a recording (`audio`: a dual-mono KTV track is
+    /// split and its vocal tracked, with this scorer's tracker).
+    public func reference(path: String?, audio: String? = nil, lyricsPath: String? = nil) throws -> ReferenceMelody {
+        if let audio { return try ReferenceReader.read(audioPath: audio, lyricsPath: lyricsPath, tracker: tracker) }
+        guard let path else { throw ScoreError.invalidParameter(name: "reference", value: "none", allowed: "a reference file or a reference recording") }
+        return try ReferenceReader.read(path: path, lyricsPath: lyricsPath)
+    }
+
     /// Aligns and judges a take.
     public func score(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil) throws -> ScoreCard {
         try judged(take, reference: reference, aligner: aligner).card

@@ -21,8 +21,11 @@ struct ScoreCommand: ParsableCommand {
     @Argument(help: "The take: audio, or a pitch track.")
     var take: String
 
-    @Option(help: "The reference melody.")
-    var reference: String
+    @Option(help: "The reference melody: Migu/Agora XML, notes JSON, UltraStar, MIDI, or an Agora pitch file with --lyrics.")
+    var reference: String?
+
+    @Option(help: "Or a recording of the reference: a dual-mono KTV track is split and its vocal tracked and segmented into notes.")
+    var referenceAudio: String?
 
     @Option(help: "Lyrics for the reference's words and lines (with a pitch file or notes without lines).")
     var lyrics: String?
@@ -74,6 +77,7 @@ struct ScoreCommand: ParsableCommand {
     func validate() throws {
         _ = try configuration()
         if (progressLog == nil) != (device == nil) { throw ValidationError("--progress-log and --device go together") }
+        if (reference == nil) == (referenceAudio == nil) { throw ValidationError("give one of --reference and --reference-audio") }
     }
 
     func configuration() throws -> ScoreConfiguration {
@@ -92,8 +96,8 @@ struct ScoreCommand: ParsableCommand {
     func run() throws {
         let card: ScoreCard, sungTake: SungTake
         do {
-            let melody = try ReferenceReader.read(path: reference, lyricsPath: lyrics)
             let scorer = try Scorer(configuration: try configuration())
+            let melody = try scorer.reference(path: reference, audio: referenceAudio, lyricsPath: lyrics)
             let sung = try scorer.take(path: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs)
             for t in sung.truncations { printError("ktv: warning: \(t)") }
             var aligner: (any TakeAligner)?
@@ -115,7 +119,7 @@ struct ScoreCommand: ParsableCommand {
         }
         if let svg { try emit(Array(ScoreSVG.render(card, take: sungTake, title: (take as NSString).lastPathComponent).utf8), to: svg) }
         switch format {
-        case .json: try emit(Array(ScoreReport.json(card, take: take, reference: reference).serialized().utf8), to: output)
+        case .json: try emit(Array(ScoreReport.json(card, take: take, reference: reference ?? referenceAudio ?? "").serialized().utf8), to: output)
         case .text: try emit(Array(ScoreReport.text(card, take: take).utf8), to: output)
         }
     }

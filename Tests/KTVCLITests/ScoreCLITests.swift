@@ -106,4 +106,19 @@ struct SharedScoreCLITests {
         #expect(try #require(s["slightly_flat"]) < good)
         #expect(try #require(s["late_400ms"]) > (try #require(s["off_key"])))
     }
+
+    @Test func aReferenceSungInTheDualMonoTrackScoresLikeTheNotes() throws {
+        let dir = sharedRoot + "/scenes/dev-11"
+        func score(_ take: String, _ reference: [String]) throws -> Double {
+            let r = try ktv(["score", "\(dir)/take_\(take).f0.csv", "--lyrics", "\(dir)/lyrics.krc", "--latency-ms", "120", "--format", "json"] + reference)
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+            return try #require(json["score"] as? Double)
+        }
+        for take in ["good", "off_key", "late_400ms"] {
+            let fromNotes = try score(take, ["--reference", "\(dir)/reference.notes.json"])
+            let fromAudio = try score(take, ["--reference-audio", "\(dir)/original_dualmono.flac"])
+            #expect(abs(fromAudio - fromNotes) <= 5, "\(take): \(fromAudio) from the audio, \(fromNotes) from the notes")
+        }
+    }
 }
