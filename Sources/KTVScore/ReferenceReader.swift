@@ -6,6 +6,7 @@ import KTVLyrics
 /// - Migu/Agora XML: tones are notes (Hz; pitch 0 = unpitched), sentences are lines;
 /// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line"}]`, or `{"notes": [...]}`
 ///   (`midi` null or absent = unpitched; `line` optional);
+/// - UltraStar `.txt` (`UltraStarFile`, found by its `#TITLE`/`#BPM` headers);
 /// - Agora `pitchDatas` JSON with a KRC/LRC for the words and lines (the 0-100 scale is relative);
 /// - a lyric file with a pitch file (`ReferenceReader.melody(lyrics:pitch:)`).
 /// Overlapping notes are repaired as Agora does: a note starting before the previous one ends
@@ -13,11 +14,27 @@ import KTVLyrics
 public enum ReferenceReader {
     /// Phrases are split at silences this long when a reference names no lines.
     public static let phraseGapMs = 800
+    /// No reference note lies later than this (24 hours): a bound on times computed from beats or ticks.
+    public static let maxTimeMs = 86_400_000
 
     /// Reads `path` (and the lyric file `lyricsPath`, for words and lines, when given).
-    public static func read(path: String, lyricsPath: String? = nil) throws -> ReferenceMelody {
+    public static func read(path: String, lyricsPath: String? = nil, options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
+        let options = try options.validated()
         let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
         let lyrics = try lyricsPath.map { try readLyrics($0) }
+        let own: ReferenceMelody?
+        if UltraStarFile.looksLike(bytes) {
+            own = try UltraStarFile.read(bytes, path: path, player: options.player)
+        } else {
+            own = nil
+        }
+        if let own {
+            // A lyric file given beside them names the lines; the notes keep their own words.
+            guard let lyrics, !lyrics.lines.isEmpty else { return own }
+            var placedMelody = placed(own.notes, lyrics: lyrics, scale: own.scale)
+            placedMelody.beatMs = own.beatMs
+            return placedMelody
+        }
         if let first = bytes.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }),
            first == UInt8(ascii: "[") || (first == UInt8(ascii: "{") && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"pitchDatas\"")
                                           && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"lines\"")) {
@@ -173,15 +190,58 @@ public enum ReferenceReader {
             let melodyLines = lines.map { MelodyLine(startMs: $0.startMs, endMs: $0.endMs, text: $0.text.trimmingCharacters(in: .whitespaces)) }
             return ReferenceMelody(notes: out, lines: melodyLines, scale: scale)
         }
+        var line = 0
+        for k in out.indices {
+            if k > 0, out[k].startMs - out[k - 1].endMs >= phraseGapMs { line += 1 }
+            out[k].line = line
+        }
+        return grouped(out, scale: scale)
+    }
+
+    /// The melody of notes whose `line` is set (line marks in the file, or phrases): lines numbered
+    /// from 0 in order of first use, each spanning its notes, its text their words joined (a
+    /// syllable carries its own spaces, as UltraStar and karaoke MIDI write them).
+    static func grouped(_ notes: [MelodyNote], scale: ReferenceMelody.PitchScale, beatMs: Double? = nil) -> ReferenceMelody {
+        var out = notes
+        var index: [Int: Int] = [:]
         var lines: [MelodyLine] = []
         for k in out.indices {
-            if k == 0 || out[k].startMs - out[k - 1].endMs >= phraseGapMs {
+            let i: Int
+            if let known = index[out[k].line] {
+                i = known
+            } else {
+                i = lines.count
+                index[out[k].line] = i
                 lines.append(MelodyLine(startMs: out[k].startMs, endMs: out[k].endMs, text: ""))
             }
-            out[k].line = lines.count - 1
-            lines[lines.count - 1].endMs = max(lines[lines.count - 1].endMs, out[k].endMs)
-            lines[lines.count - 1].text += out[k].word
+            out[k].line = i
+            lines[i].startMs = min(lines[i].startMs, out[k].startMs)
+            lines[i].endMs = max(lines[i].endMs, out[k].endMs)
+            lines[i].text += out[k].word
         }
-        return ReferenceMelody(notes: out, lines: lines, scale: scale)
+        for i in lines.indices { lines[i].text = lines[i].text.trimmingCharacters(in: .whitespaces) }
+        return ReferenceMelody(notes: out, lines: lines, scale: scale, beatMs: beatMs)
+    }
+}
+
+/// Which part of a multi-part reference to read.
+public struct ReferenceOptions: Sendable, Equatable {
+    public enum Spec {
+        public static let player = Parameter<Int>("player", range: 1...9, default: 1,
+            "The voice of an UltraStar duet read (P1, P2); a song without voices has only voice 1.")
+        public static let all: [ParameterInfo] = [player.info]
+    }
+
+    public var player: Int
+
+    public init(player: Int = Spec.player.defaultValue) {
+        self.player = player
+    }
+
+    public func validated() throws(ScoreError) -> ReferenceOptions {
+        do {
+            try Spec.player.check(player)
+        } catch { throw ScoreError(error) }
+        return self
     }
 }
