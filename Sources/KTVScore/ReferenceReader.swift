@@ -6,7 +6,8 @@ import KTVLyrics
 /// - Migu/Agora XML: tones are notes (Hz; pitch 0 = unpitched), sentences are lines;
 /// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line"}]`, or `{"notes": [...]}`
 ///   (`midi` null or absent = unpitched; `line` optional);
-/// - UltraStar `.txt` (`UltraStarFile`, found by its `#TITLE`/`#BPM` headers);
+/// - UltraStar `.txt` (`UltraStarFile`, found by its `#TITLE`/`#BPM` headers) and Standard MIDI
+///   Files (`MIDIFile`, found by `MThd`);
 /// - Agora `pitchDatas` JSON with a KRC/LRC for the words and lines (the 0-100 scale is relative);
 /// - a lyric file with a pitch file (`ReferenceReader.melody(lyrics:pitch:)`).
 /// Overlapping notes are repaired as Agora does: a note starting before the previous one ends
@@ -23,7 +24,9 @@ public enum ReferenceReader {
         let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
         let lyrics = try lyricsPath.map { try readLyrics($0) }
         let own: ReferenceMelody?
-        if UltraStarFile.looksLike(bytes) {
+        if MIDIFile.looksLike(bytes) {
+            own = try MIDIFile.read(bytes, path: path, track: options.track)
+        } else if UltraStarFile.looksLike(bytes) {
             own = try UltraStarFile.read(bytes, path: path, player: options.player)
         } else {
             own = nil
@@ -229,18 +232,24 @@ public struct ReferenceOptions: Sendable, Equatable {
     public enum Spec {
         public static let player = Parameter<Int>("player", range: 1...9, default: 1,
             "The voice of an UltraStar duet read (P1, P2); a song without voices has only voice 1.")
-        public static let all: [ParameterInfo] = [player.info]
+        public static let track = Parameter<Int>("track", range: 1...65_535, default: 1, defaultText: "the first track with notes",
+            "The MIDI track read as the melody, counted from 1 in file order (MTrk chunks).")
+        public static let all: [ParameterInfo] = [player.info, track.info]
     }
 
     public var player: Int
+    /// nil: the first track with notes.
+    public var track: Int?
 
-    public init(player: Int = Spec.player.defaultValue) {
+    public init(player: Int = Spec.player.defaultValue, track: Int? = nil) {
         self.player = player
+        self.track = track
     }
 
     public func validated() throws(ScoreError) -> ReferenceOptions {
         do {
             try Spec.player.check(player)
+            if let track { try Spec.track.check(track) }
         } catch { throw ScoreError(error) }
         return self
     }
