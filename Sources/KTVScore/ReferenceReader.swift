@@ -4,8 +4,9 @@ import KTVLyrics
 
 /// Reads reference melodies into the one note model. Formats:
 /// - Migu/Agora XML: tones are notes (Hz; pitch 0 = unpitched), sentences are lines;
-/// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line"}]`, or `{"notes": [...]}`
-///   (`midi` null or absent = unpitched; `line` optional);
+/// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line", "kind"}]`, or
+///   `{"notes": [...], "lines": [...]}` (`midi` null or absent = unpitched; `line` optional), as
+///   `NotesJSON` writes it;
 /// - UltraStar `.txt` (`UltraStarFile`, found by its `#TITLE`/`#BPM` headers) and Standard MIDI
 ///   Files (`MIDIFile`, found by `MThd`);
 /// - Agora `pitchDatas` JSON with a KRC/LRC for the words and lines (the 0-100 scale is relative);
@@ -38,9 +39,10 @@ public enum ReferenceReader {
             placedMelody.beatMs = own.beatMs
             return placedMelody
         }
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
         if let first = bytes.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }),
-           first == UInt8(ascii: "[") || (first == UInt8(ascii: "{") && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"pitchDatas\"")
-                                          && !String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"lines\"")) {
+           first == UInt8(ascii: "[") || (first == UInt8(ascii: "{") && (startsWithNotesMember(bytes)
+                                          || (!head.contains("\"pitchDatas\"") && !head.contains("\"lines\"")))) {
             return try notesJSON(bytes, path: path, lyrics: lyrics)
         }
         let parsed: ParsedLyrics
@@ -48,6 +50,14 @@ public enum ReferenceReader {
             throw ScoreError.badReference(path: path, line: nil, detail: "not a reference melody: \(error)")
         }
         return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path)
+    }
+
+    /// `{"notes"`: ktv's notes JSON as `NotesJSON` writes it (lyric JSON has lines first, Agora's pitchDatas).
+    static func startsWithNotesMember(_ bytes: [UInt8]) -> Bool {
+        let ws: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF]
+        guard let brace = bytes.firstIndex(where: { !ws.contains($0) }), bytes[brace] == UInt8(ascii: "{") else { return false }
+        let rest = bytes[(brace + 1)...].drop(while: { ws.contains($0) })
+        return rest.starts(with: Array("\"notes\"".utf8))
     }
 
     static func readLyrics(_ path: String) throws -> Lyrics {
@@ -103,6 +113,8 @@ public enum ReferenceReader {
         }
         var list: [JSONValue] = []
         var namedLines: [MelodyLine]?
+        var beatMs: Double?
+        var scale = ReferenceMelody.PitchScale.absolute
         switch root {
         case let .array(items): list = items
         case let .object(members):
@@ -110,6 +122,17 @@ public enum ReferenceReader {
                 throw ScoreError.badReference(path: path, line: nil, detail: "expected a list of notes, or an object with `notes`")
             }
             list = items
+            beatMs = members.first(where: { $0.0 == "beat_ms" }).flatMap { m -> Double? in
+                switch m.1 {
+                case let .int(v): return Double(v)
+                case let .double(v): return v
+                default: return nil
+                }
+            }
+            if let b = beatMs, !(b > 0 && b <= 60_000) {
+                throw ScoreError.badReference(path: path, line: nil, detail: "`beat_ms` \(b) must be a beat length in ms, above 0 and at most 60000")
+            }
+            if string(members, "scale") == ReferenceMelody.PitchScale.relative.rawValue { scale = .relative }
             if case let .array(ls)? = members.first(where: { $0.0 == "lines" })?.1 {
                 namedLines = try ls.enumerated().map { k, v in
                     guard case let .object(o) = v, let s = int(o, "start_ms"), let e = int(o, "end_ms") else {
@@ -146,8 +169,11 @@ public enum ReferenceReader {
             throw ScoreError.badReference(path: path, line: nil, detail: "no note has a pitch (`midi`); a reference melody needs pitched notes")
         }
         notes.sort { $0.startMs < $1.startMs }
-        if let namedLines, anyLine { return ReferenceMelody(notes: repaired(notes), lines: namedLines) }
-        return placed(repaired(notes), lyrics: lyrics, scale: .absolute)
+        var melody = namedLines != nil && anyLine
+            ? ReferenceMelody(notes: repaired(notes), lines: namedLines ?? [], scale: scale)
+            : placed(repaired(notes), lyrics: lyrics, scale: scale)
+        melody.beatMs = beatMs
+        return melody
     }
 
     static func int(_ o: [(String, JSONValue)], _ key: String) -> Int? {
