@@ -23,6 +23,24 @@ func referenceError(_ body: () throws -> Void) -> (line: Int?, detail: String)? 
     return nil
 }
 
+/// A take sung every 10 ms from 0 to 1 s past the last note: inside each note `pitch(note)`
+/// (nil = silent), silent between notes.
+func take(_ m: ReferenceMelody, pitch: (MelodyNote) -> Double?) throws -> SungTake {
+    var times: [Double] = [], hz: [Double?] = []
+    let endMs = (m.notes.map(\.endMs).max() ?? 0) + 1000
+    var t = 0
+    var k = 0
+    let notes = m.notes.sorted { $0.startMs < $1.startMs }
+    while t < endMs {
+        while k < notes.count, notes[k].endMs <= t { k += 1 }
+        let cents = k < notes.count && notes[k].startMs <= t ? pitch(notes[k]) : nil
+        times.append(Double(t) / 1000)
+        hz.append(cents.map { ReferenceMelody.hz(cents: $0) })
+        t += 10
+    }
+    return try LatencyAligner(latencyMs: 0).align(PitchContour(timesS: times, f0Hz: hz))
+}
+
 let everyNoteType = """
     #TITLE:Test
     #ARTIST:Someone
@@ -165,5 +183,102 @@ let everyNoteType = """
         #expect(m == (try ultraStar(everyNoteType)))
         #expect(!UltraStarFile.looksLike(Array("[00:01.00]hello\n".utf8)))
         #expect(!UltraStarFile.looksLike(Array("#EXTM3U\nfoo\n".utf8)))
+    }
+}
+
+@Suite struct UltraStarRulesTests {
+    /// Two lines: a normal note (8 beats) and a golden note (4 beats, worth 8), then a freestyle
+    /// note, a rap note and a normal note (4 beats each).
+    let song = """
+        #TITLE:Rules
+        #BPM:300
+        #GAP:500
+        : 0 8 0 nor
+        * 10 4 4 gold
+        - 16
+        F 20 4 7 free
+        R 24 4 0 rap
+        : 30 4 -5 low
+        E
+        """
+
+    func judge(_ m: ReferenceMelody, _ t: SungTake, _ difficulty: UltraStarRulesConfiguration.Difficulty = .medium) throws -> ScoreCard {
+        try UltraStarRules(configuration: UltraStarRulesConfiguration(difficulty: difficulty)).judge(t, against: m)
+    }
+
+    @Test func aPerfectTakeScores10000() throws {
+        let m = try ultraStar(song)
+        let card = try judge(m, try take(m) { $0.cents ?? 5500 })
+        #expect(card.score == 10_000 && card.maxScore == 10_000)
+        #expect(card.lines.map(\.score) == [100, 100])
+        #expect(card.judgedShare == 1)
+        #expect(card.rules == "ultrastar")
+        // Freestyle is not judged: singing it wrong, or not at all, changes nothing.
+        let wrongFreestyle = try judge(m, try take(m) { $0.kind == .freestyle ? 4000 : $0.cents ?? 5500 })
+        #expect(wrongFreestyle.score == 10_000)
+        #expect(wrongFreestyle.lines[1].notes[0].score == nil)
+    }
+
+    @Test func goldenNotesCountDouble() throws {
+        let m = try ultraStar(song)
+        // Value: normal 8 + golden 4×2 + rap 4 + normal 4 = 24 beats' worth; 375 points each.
+        let goldOnly = try judge(m, try take(m) { $0.kind == .golden ? $0.cents : nil })
+        let normalOnly = try judge(m, try take(m) { $0.word == "nor" ? $0.cents : nil })
+        // 8 × 375 = 3000 note points each; line 1 bonus (500) × perfection 3000 / (6000 − 2).
+        let goldExpected: Double = 3000 + 500 * 3000 / 5998
+        #expect(goldOnly.score == goldExpected.rounded())
+        #expect(normalOnly.score == goldOnly.score)
+        #expect(goldOnly.lines[0].score == 50)
+        // The rap note: any voiced beat hits, whatever its pitch.
+        let rapOnly = try judge(m, try take(m) { $0.kind == .rap ? 3000 : nil })
+        #expect(rapOnly.lines[1].notes[1].score == 100)
+        let rapExpected: Double = 1500 + 500 * 1500 / 2998
+        #expect(rapOnly.score == rapExpected.rounded())
+    }
+
+    @Test func toleranceFollowsTheDifficulty() throws {
+        let m = try ultraStar(song)
+        func score(_ offsetCents: Double, _ d: UltraStarRulesConfiguration.Difficulty) throws -> Double {
+            try judge(m, try take(m) { $0.kind == .rap ? 6000 : $0.cents.map { $0 + offsetCents } }, d).score
+        }
+        // Semitones are rounded as the game detects them: +149 cents is one semitone, +151 two.
+        #expect(try score(49, .hard) == 10_000)
+        #expect(try score(51, .hard) < 2_000)
+        #expect(try score(149, .medium) == 10_000)
+        #expect(try score(151, .medium) < 2_000)
+        #expect(try score(-149, .medium) == 10_000)
+        #expect(try score(249, .easy) == 10_000)
+        #expect(try score(251, .easy) < 2_000)
+        #expect(try score(-251, .easy) < 2_000)
+    }
+
+    @Test func anOctaveOffIsInKey() throws {
+        let m = try ultraStar(song)
+        #expect(try judge(m, try take(m) { $0.cents.map { $0 - 1200 } ?? 6000 }, .hard).score == 10_000)
+        #expect(try judge(m, try take(m) { $0.cents.map { $0 + 2400 } ?? 6000 }, .hard).score == 10_000)
+        // A tritone is as far as folding goes: it misses at every level.
+        #expect(try judge(m, try take(m) { $0.cents.map { $0 + 600 } ?? 6000 }, .easy).lines[0].score == 0)
+    }
+
+    @Test func referencesWithoutBeatsAreJudgedOn50MsBeats() throws {
+        let m = ReferenceReader.grouped([MelodyNote(startMs: 1000, durationMs: 500, cents: 6000), MelodyNote(startMs: 1600, durationMs: 520, cents: 6200)],
+                                        scale: .absolute)
+        // The first note sung only in its first 250 ms: 5 of its 10 beats.
+        let card = try judge(m, try take(m) { n in n.startMs == 1000 ? nil : n.cents })
+        #expect(card.lines[0].notes[0].score == 0)
+        let half = try UltraStarRules().judge(try take(m) { $0.cents }, against: m)
+        #expect(half.score == 10_000)
+        var partial = try take(m) { $0.cents }
+        partial.contour.f0Hz = zip(partial.contour.timesS, partial.contour.f0Hz).map { t, f in t >= 1.25 && t < 1.5 ? nil : f }
+        let card2 = try UltraStarRules().judge(partial, against: m)
+        #expect(card2.lines[0].notes[0].score == 50)
+        #expect(card2.lines[0].notes[1].score == 100)
+    }
+
+    @Test func outOfRangeSettingsAreRefused() {
+        var c = UltraStarRulesConfiguration()
+        c.defaultBeatMs = 5
+        #expect(throws: ScoreError.self) { try c.validated() }
+        #expect(UltraStarRulesConfiguration.Spec.difficulty.help.contains("easy…hard"))
     }
 }
