@@ -61,7 +61,8 @@ public enum MIDIFile {
         let own = file.tracks[chosen].lyrics
         var lyrics = own.isEmpty ? file.tracks.flatMap(\.lyrics) : own
         if lyrics.isEmpty { lyrics = file.tracks.flatMap(\.texts).filter { $0.text.first != UInt8(ascii: "@") } }
-        lyrics.sort { $0.tick < $1.tick }
+        // In time order; syllables at one tick keep their order in the file.
+        lyrics = lyrics.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
         var startsLine = [Bool](repeating: false, count: notes.count)
         var marked = false
         var endedLine = false

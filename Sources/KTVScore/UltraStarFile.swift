@@ -22,6 +22,10 @@ import KTVCore
 
 /// Reads and writes UltraStar `.txt` songs.
 public enum UltraStarFile {
+    /// The `#BPM` values read and written: up to 6000, a 2.5 ms beat before #VERSION 2, far finer
+    /// than any song needs (the rules judge beat by beat).
+    static let bpmRange: ClosedRange<Double> = 1...6000
+
     /// True when the text opens with headers and has `#TITLE` or `#BPM` among them.
     public static func looksLike(_ bytes: [UInt8]) -> Bool {
         var head = Array(bytes.prefix(65_536))
@@ -216,8 +220,7 @@ public enum UltraStarFile {
             if value.isEmpty { return }  // the spec: an empty value is an absent header
             switch key {
             case "BPM":
-                // At most 6000: a 2.5 ms beat, far finer than any song needs, and rules judge beat by beat.
-                guard let v = decimal(value), v >= 1, v <= 6000 else {
+                guard let v = decimal(value), bpmRange.contains(v) else {
                     throw bad(n, "#BPM \(quoted(String(value))) must be a number from 1 to 6000 (a decimal comma or point is fine)")
                 }
                 bpm = v
@@ -337,7 +340,7 @@ public enum UltraStarFile {
             }
             var beat: Double
             var tolerance = 0.49
-            if let kept, kept >= 1, fits(kept, within: 1) {
+            if let kept, bpmRange.contains(15_000 / kept), fits(kept, within: 1) {
                 beat = kept
                 tolerance = 1
             } else {

@@ -167,6 +167,10 @@ let everyNoteType = """
         #expect(back.beatMs == 20)
         back.beatMs = nil
         #expect(back == m)
+        // A beat the format cannot say (1 ms is BPM 15000) is not kept.
+        var fine = m
+        fine.beatMs = 1
+        #expect(try ultraStar(String(decoding: UltraStarFile.write(fine, title: "t", artist: "a"), as: UTF8.self)).notes.count == m.notes.count)
         // Times off any grid: 10 ms beats (BPM 1500), each boundary within 5 ms.
         let loose = ReferenceReader.grouped([MelodyNote(startMs: 1003, durationMs: 297, cents: 6000), MelodyNote(startMs: 1312, durationMs: 141, cents: 6100)],
                                             scale: .absolute)
@@ -273,6 +277,16 @@ let everyNoteType = """
         let card2 = try UltraStarRules().judge(partial, against: m)
         #expect(card2.lines[0].notes[0].score == 50)
         #expect(card2.lines[0].notes[1].score == 100)
+    }
+
+    @Test func aRelativeScaleIsJudgedInTheKeySung() throws {
+        // Agora's 0-100 scale has no key: a take 7 semitones above it throughout is in tune.
+        var m = try ultraStar(song)
+        m.scale = .relative
+        let card = try judge(m, try take(m) { $0.cents.map { $0 + 700 } ?? 6000 }, .hard)
+        #expect(card.keyShiftCents == 700 && card.score == 10_000)
+        m.scale = .absolute
+        #expect(try judge(m, try take(m) { $0.cents.map { $0 + 700 } ?? 6000 }, .hard).keyShiftCents == 0)
     }
 
     @Test func outOfRangeSettingsAreRefused() {
