@@ -56,6 +56,6 @@ let package = Package(
         .testTarget(name: "KTVScoreTests", dependencies: ["KTVScore", "KTVPitch", "KTVLyrics", "KTVCore", "KTVSynth"]),
         // The inputs the fuzzers saved (fixtures/fuzz/) through the harnesses' own code, which
         // FuzzTargets/ links to (Fuzz/Sources/FuzzTargets, the fuzz package beside this one).
-        .testTarget(name: "KTVFuzzRegressionTests", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync"]),
+        .testTarget(name: "KTVFuzzRegressionTests", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore"]),
     ]
 )

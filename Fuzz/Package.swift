@@ -33,11 +33,13 @@ let package = Package(
             .product(name: "KTVAudio", package: mainPackage),
             .product(name: "KTVPitch", package: mainPackage),
             .product(name: "KTVSync", package: mainPackage),
+            .product(name: "KTVScore", package: mainPackage),
         ]),
         harness("fuzz-lyrics"),
         harness("fuzz-roundtrip"),
         harness("fuzz-replay"),
         harness("fuzz-pitchtrack"),
         harness("fuzz-audio"),
+        harness("fuzz-reference"),
     ]
 )

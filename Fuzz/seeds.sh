@@ -11,7 +11,7 @@ SHARED=../shared
 LIMIT=262144   # seeds larger than this are left out (the harnesses run with -max_len=65536 or so)
 TEXT_LIMIT=8192  # text seeds are cut to this (at a line end): a debug ASAN build parses ~10 kB/ms
 rm -rf "$OUT"
-mkdir -p "$OUT"/{lyrics,roundtrip,replay,pitchtrack,audio}
+mkdir -p "$OUT"/{lyrics,roundtrip,replay,pitchtrack,audio,reference}
 
 # add HARNESS FILE...: copy under a content-hash name (duplicates collapse), skipping large files
 add() {
@@ -140,7 +140,33 @@ if command -v sox >/dev/null; then
 fi
 add audio fixtures/fuzz/audio/*
 
-for h in lyrics roundtrip replay pitchtrack audio; do
+# --- reference: UltraStar songs and MIDI files made here (every note type, a decimal BPM and GAP,
+# duets, relative mode, CP1252, #VERSION 2; a tempo change, running status, .kar text and line marks)
+add_text reference <<'EOF'
+#TITLE:Seed
+#ARTIST:ktv
+#BPM:284,5
+#GAP:1234,25
+: 0 4 0 Hel
+* 4 4 2 lo 
+F 8 2 5 free
+R 10 2 7 rap
+G 12 2 -3 gold
+- 14
+: 16 4 12 world
+E
+EOF
+printf '#TITLE:Duet\n#BPM:300\n#RELATIVE:yes\nP1\n: 0 4 0 one\n- 4 8\n: 0 4 2 two\nP2\n: 0 4 5 three\nP3\n: 20 2 9 both\nE\n' | add_text reference
+printf '#VERSION:2.0.0\n#ENCODING:CP1252\n#TITLE:v2\n#BPM:120\n#GAP:500\n: 3 2 0 Caf\xe9\n' | add_text reference
+# format 0, 96 ticks a quarter: tempo, lyrics (one with a line mark), note-offs both ways (0x80, and
+# a note-on of velocity 0 under running status)
+printf 'MThd\0\0\0\6\0\0\0\1\0\x60MTrk\0\0\0\x27\0\xff\x51\3\x07\xa1\x20\0\xff\5\3Hel\0\x90\x3c\x64\x60\x80\x3c\x40\0\xff\5\2/l\0\x90\x40\x64\x60\x40\0\0\xff\x2f\0' | add_text reference
+# format 1, 100 ticks a quarter: a tempo track, a .kar words track (@ header, \ and / marks), a
+# melody track with a chord under running status
+printf 'MThd\0\0\0\6\0\1\0\3\0\x64MTrk\0\0\0\x0b\0\xff\x51\3\x09\x27\xc0\0\xff\x2f\0MTrk\0\0\0\x1a\0\xff\1\3@KM\x64\xff\1\4\\Twi\x64\xff\1\3/li\0\xff\x2f\0MTrk\0\0\0\x19\x64\x90\x3c\x50\0\x40\x50\x64\x80\x3c\0\0\x40\0\x64\x90\x43\x50\x64\x43\0\0\xff\x2f\0' | add_text reference
+add reference fixtures/fuzz/reference/*
+
+for h in lyrics roundtrip replay pitchtrack audio reference; do
     printf '%s %s' "$h" "$(ls "$OUT/$h" | wc -l)"
-    [ "$h" = audio ] && echo || printf ', '
+    [ "$h" = reference ] && echo || printf ', '
 done | sed 's/^/seeds: /; s/, $//'

@@ -79,6 +79,15 @@ public enum TextDecoder {
         }
     }
 
+    /// `bytes` (no BOM) as UTF-8, converted from a legacy code page that iconv names (`CP1252`,
+    /// `CP1250`): what old UltraStar songs and MIDI lyrics are written in. When iconv does not know
+    /// the name or a byte has no character in it (CP1252 leaves five unassigned), the text is read
+    /// as Latin-1, which maps every byte: legacy text is shown, never refused.
+    public static func decode(_ bytes: [UInt8], codePage: String) -> [UInt8] {
+        if case let .success(out) = convert(bytes, from: codePage) { return out }
+        return Array(String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) })).utf8)
+    }
+
     /// The offset of the first byte that is not part of a well-formed UTF-8 sequence, or nil.
     public static func firstInvalidUTF8(_ b: [UInt8]) -> Int? {
         var i = 0

@@ -280,17 +280,30 @@ struct SongFrames {
 
     /// Calls `body` for every frame with startMs ≤ time < endMs.
     func forEach(in startMs: Int, _ endMs: Int, _ body: (Double, Double?) -> Void) {
+        for i in indices(from: Double(startMs), to: Double(endMs)) { body(timesMs[i], cents[i]) }
+    }
+
+    /// The frames with startMs ≤ time < endMs.
+    func indices(from startMs: Double, to endMs: Double) -> Range<Int> {
         var lo = 0, hi = timesMs.count
-        let s = Double(startMs)
         while lo < hi {
             let mid = (lo + hi) / 2
-            if timesMs[mid] < s { lo = mid + 1 } else { hi = mid }
+            if timesMs[mid] < startMs { lo = mid + 1 } else { hi = mid }
         }
-        var i = lo
-        let e = Double(endMs)
-        while i < timesMs.count, timesMs[i] < e {
-            body(timesMs[i], cents[i])
-            i += 1
+        var end = lo
+        while end < timesMs.count, timesMs[end] < endMs { end += 1 }
+        return lo..<end
+    }
+
+    /// The take's key against the notes: the median of (sung − note) over every voiced frame inside
+    /// a pitched note, cents; nil when no such frame was voiced.
+    func medianError(against notes: [MelodyNote]) -> Double? {
+        var errors: [Double] = []
+        for n in notes {
+            guard let target = n.cents else { continue }
+            forEach(in: n.startMs, n.endMs) { _, cents in if let cents { errors.append(cents - target) } }
         }
+        errors.sort()
+        return Stats.median(errors)
     }
 }

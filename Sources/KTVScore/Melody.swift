@@ -4,9 +4,11 @@ import KTVCore
 /// One note of a reference melody: what the singer should sing, when, and on which word.
 public struct MelodyNote: Sendable, Equatable {
     /// How a note counts. UltraStar marks golden notes (worth double) and freestyle notes (not
-    /// judged); rap notes are judged on timing, not pitch. Everything else is `normal`.
-    public enum Kind: String, Sendable, Equatable {
+    /// judged); rap notes are judged on timing, not pitch (they carry no pitch), golden rap notes
+    /// count double. Everything else is `normal`.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
         case normal, golden, freestyle, rap
+        case goldenRap = "golden_rap"
     }
 
     public var startMs: Int

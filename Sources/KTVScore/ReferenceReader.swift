@@ -5,8 +5,11 @@ import KTVPitch
 
 /// Reads reference melodies into the one note model. Formats:
 /// - Migu/Agora XML: tones are notes (Hz; pitch 0 = unpitched), sentences are lines;
-/// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line"}]`, or `{"notes": [...]}`
-///   (`midi` null or absent = unpitched; `line` optional);
+/// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line", "kind"}]`, or
+///   `{"notes": [...], "lines": [...]}` (`midi` null or absent = unpitched; `line` optional), as
+///   `NotesJSON` writes it;
+/// - UltraStar `.txt` (`UltraStarFile`, found by its `#TITLE`/`#BPM` headers) and Standard MIDI
+///   Files (`MIDIFile`, found by `MThd`);
 /// - Agora `pitchDatas` JSON with a KRC/LRC for the words and lines (the 0-100 scale is relative);
 /// - a lyric file with a pitch file (`ReferenceReader.melody(lyrics:pitch:)`).
 /// Overlapping notes are repaired as Agora does: in Migu XML exactly so (`AgoraRules.overlapRepaired`:
@@ -16,11 +19,29 @@ import KTVPitch
 public enum ReferenceReader {
     /// Phrases are split at silences this long when a reference names no lines.
     public static let phraseGapMs = 800
+    /// No reference note lies later than this (24 hours): a bound on times computed from beats or ticks.
+    public static let maxTimeMs = 86_400_000
 
     /// Reads `path` (and the lyric file `lyricsPath`, for words and lines, when given).
-    public static func read(path: String, lyricsPath: String? = nil) throws -> ReferenceMelody {
+    public static func read(path: String, lyricsPath: String? = nil, options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
+        let options = try options.validated()
         let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
         let lyrics = try lyricsPath.map { try readLyrics($0) }
+        let own: ReferenceMelody?
+        if MIDIFile.looksLike(bytes) {
+            own = try MIDIFile.read(bytes, path: path, track: options.track)
+        } else if UltraStarFile.looksLike(bytes) {
+            own = try UltraStarFile.read(bytes, path: path, player: options.player)
+        } else {
+            own = nil
+        }
+        if let own {
+            // A lyric file given beside them names the lines; the notes keep their own words.
+            guard let lyrics, !lyrics.lines.isEmpty else { return own }
+            var placedMelody = placed(own.notes, lyrics: lyrics, scale: own.scale)
+            placedMelody.beatMs = own.beatMs
+            return placedMelody
+        }
         if isNotesJSON(bytes) { return try notesJSON(bytes, path: path, lyrics: lyrics) }
         let parsed: ParsedLyrics
         do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
@@ -102,6 +123,8 @@ public enum ReferenceReader {
         }
         var list: [JSONValue] = []
         var namedLines: [MelodyLine]?
+        var beatMs: Double?
+        var scale = ReferenceMelody.PitchScale.absolute
         switch root {
         case let .array(items): list = items
         case let .object(members):
@@ -109,6 +132,17 @@ public enum ReferenceReader {
                 throw ScoreError.badReference(path: path, line: nil, detail: "expected a list of notes, or an object with `notes`")
             }
             list = items
+            beatMs = members.first(where: { $0.0 == "beat_ms" }).flatMap { m -> Double? in
+                switch m.1 {
+                case let .int(v): return Double(v)
+                case let .double(v): return v
+                default: return nil
+                }
+            }
+            if let b = beatMs, !(b > 0 && b <= 60_000) {
+                throw ScoreError.badReference(path: path, line: nil, detail: "`beat_ms` \(b) must be a beat length in ms, above 0 and at most 60000")
+            }
+            if string(members, "scale") == ReferenceMelody.PitchScale.relative.rawValue { scale = .relative }
             if case let .array(ls)? = members.first(where: { $0.0 == "lines" })?.1 {
                 namedLines = try ls.enumerated().map { k, v in
                     guard case let .object(o) = v, let s = int(o, "start_ms"), let e = int(o, "end_ms") else {
@@ -145,8 +179,11 @@ public enum ReferenceReader {
             throw ScoreError.badReference(path: path, line: nil, detail: "no note has a pitch (`midi`); a reference melody needs pitched notes")
         }
         notes.sort { $0.startMs < $1.startMs }
-        if let namedLines, anyLine { return ReferenceMelody(notes: repaired(notes), lines: namedLines) }
-        return placed(repaired(notes), lyrics: lyrics, scale: .absolute)
+        var melody = namedLines != nil && anyLine
+            ? ReferenceMelody(notes: repaired(notes), lines: namedLines ?? [], scale: scale)
+            : placed(repaired(notes), lyrics: lyrics, scale: scale)
+        melody.beatMs = beatMs
+        return melody
     }
 
     static func int(_ o: [(String, JSONValue)], _ key: String) -> Int? {
@@ -193,15 +230,64 @@ public enum ReferenceReader {
             let melodyLines = lines.map { MelodyLine(startMs: $0.startMs, endMs: $0.endMs, text: $0.text.trimmingCharacters(in: .whitespaces)) }
             return ReferenceMelody(notes: out, lines: melodyLines, scale: scale)
         }
+        var line = 0
+        for k in out.indices {
+            if k > 0, out[k].startMs - out[k - 1].endMs >= phraseGapMs { line += 1 }
+            out[k].line = line
+        }
+        return grouped(out, scale: scale)
+    }
+
+    /// The melody of notes whose `line` is set (line marks in the file, or phrases): lines numbered
+    /// from 0 in order of first use, each spanning its notes, its text their words joined (a
+    /// syllable carries its own spaces, as UltraStar and karaoke MIDI write them).
+    static func grouped(_ notes: [MelodyNote], scale: ReferenceMelody.PitchScale, beatMs: Double? = nil) -> ReferenceMelody {
+        var out = notes
+        var index: [Int: Int] = [:]
         var lines: [MelodyLine] = []
         for k in out.indices {
-            if k == 0 || out[k].startMs - out[k - 1].endMs >= phraseGapMs {
+            let i: Int
+            if let known = index[out[k].line] {
+                i = known
+            } else {
+                i = lines.count
+                index[out[k].line] = i
                 lines.append(MelodyLine(startMs: out[k].startMs, endMs: out[k].endMs, text: ""))
             }
-            out[k].line = lines.count - 1
-            lines[lines.count - 1].endMs = max(lines[lines.count - 1].endMs, out[k].endMs)
-            lines[lines.count - 1].text += out[k].word
+            out[k].line = i
+            lines[i].startMs = min(lines[i].startMs, out[k].startMs)
+            lines[i].endMs = max(lines[i].endMs, out[k].endMs)
+            lines[i].text += out[k].word
         }
-        return ReferenceMelody(notes: out, lines: lines, scale: scale)
+        for i in lines.indices { lines[i].text = lines[i].text.trimmingCharacters(in: .whitespaces) }
+        return ReferenceMelody(notes: out, lines: lines, scale: scale, beatMs: beatMs)
+    }
+}
+
+/// Which part of a multi-part reference to read.
+public struct ReferenceOptions: Sendable, Equatable {
+    public enum Spec {
+        public static let player = Parameter<Int>("player", range: 1...9, default: 1,
+            "The voice of an UltraStar duet read (P1, P2); a song without voices has only voice 1.")
+        public static let track = Parameter<Int>("track", range: 1...65_535, default: 1, defaultText: "the first track with notes",
+            "The MIDI track read as the melody, counted from 1 in file order (MTrk chunks).")
+        public static let all: [ParameterInfo] = [player.info, track.info]
+    }
+
+    public var player: Int
+    /// nil: the first track with notes.
+    public var track: Int?
+
+    public init(player: Int = Spec.player.defaultValue, track: Int? = nil) {
+        self.player = player
+        self.track = track
+    }
+
+    public func validated() throws(ScoreError) -> ReferenceOptions {
+        do {
+            try Spec.player.check(player)
+            if let track { try Spec.track.check(track) }
+        } catch { throw ScoreError(error) }
+        return self
     }
 }

@@ -118,6 +118,14 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.txt"])
     }
 
+    @Test func legacyCodePagesDecodeAndNeverFail() {
+        #expect(String(decoding: TextDecoder.decode([0x43, 0x61, 0x66, 0xE9, 0x20, 0x80], codePage: "CP1252"), as: UTF8.self) == "Café €")
+        #expect(String(decoding: TextDecoder.decode([0x8A, 0xB9], codePage: "CP1250"), as: UTF8.self) == "Šą")
+        // 0x81 has no CP1252 character, and no code page is called "nonsense": Latin-1 then.
+        #expect(String(decoding: TextDecoder.decode([0x61, 0x81, 0xE9], codePage: "CP1252"), as: UTF8.self) == "a\u{81}é")
+        #expect(String(decoding: TextDecoder.decode([0xE9], codePage: "nonsense"), as: UTF8.self) == "é")
+    }
+
     @Test func writeIntoMissingFolderFailsWithPath() {
         #expect(throws: FileIOError.self) { try FileIO.writeAtomically([1], to: "/nonexistent-ktv/x.txt") }
     }

@@ -68,6 +68,13 @@ import Testing
         for input in try Self.inputs("pitchtrack") { PitchTrackTarget.run(input.bytes) }
     }
 
+    @Test func reference() throws {
+        for input in try Self.inputs("reference") {
+            let failure = ReferenceTarget.run(input.bytes)
+            #expect(failure == nil, "\(input): \(failure ?? "")")
+        }
+    }
+
     @Test func audio() throws {
         for input in try Self.inputs("audio") {
             let failure = AudioTarget.run(input.bytes)
