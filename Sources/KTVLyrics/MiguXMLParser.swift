@@ -29,8 +29,10 @@ struct MiguXMLParser {
         }
         var lines: [LyricLine] = []
         var notes: [ReferencePitch.Note] = []
-        for paragraph in midi.children("paragraph") {
-            for sentence in paragraph.children where sentence.name == "sentence" || sentence.name == "overlap" {
+        // Sentences sit in `<paragraph>`s; some files put them straight under `<midi_lrc>`.
+        let sentences = midi.children.flatMap { $0.name == "paragraph" ? $0.children : [$0] }
+        do {
+            for sentence in sentences where sentence.name == "sentence" || sentence.name == "overlap" {
                 let toneElements = sentence.name == "overlap" ? [sentence] : sentence.children.filter { $0.name == "tone" || $0.name == "monolog" }
                 var words: [LyricWord] = []
                 var english: [Bool] = []

@@ -89,6 +89,9 @@ public enum ReferenceReader {
                                             word: w.text, line: i))
                 }
             }
+            guard !notes.isEmpty else {
+                throw .badReference(path: path, line: nil, detail: "no `<tone>` in any `<sentence>`; a reference melody needs timed notes")
+            }
             guard notes.contains(where: { $0.cents != nil }) else {
                 throw .badReference(path: path, line: nil, detail: "no tone has a pitch (every `pitch` is 0); a reference melody needs pitched notes")
             }

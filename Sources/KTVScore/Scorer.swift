@@ -12,6 +12,7 @@ public enum ScoringRuleSet: String, Sendable, CaseIterable {
         public var keyShift: KeyShift = .auto
         public var wholeSong = false
         public var agora = AgoraRulesConfiguration()
+        public var ultrastar = UltraStarRulesConfiguration()
         public init() {}
     }
 
@@ -20,14 +21,19 @@ public enum ScoringRuleSet: String, Sendable, CaseIterable {
         switch self {
         case .ktv: return KTVRules(keyShift: options.keyShift, wholeSong: options.wholeSong)
         case .agora: return AgoraRules(configuration: try options.agora.validated())
-        case .ultrastar:
-            throw .invalidParameter(name: "rules", value: rawValue, allowed: "ktv or agora (ultrastar is being built)")
+        case .ultrastar: return UltraStarRules(configuration: try options.ultrastar.validated())
         }
     }
 }
 
 /// What a scoring run needs besides its inputs, checked once.
 public struct ScoreConfiguration: Sendable {
+    public enum Spec {
+        public static let latencyMs = Parameter<Double>("latencyMs", unit: "ms", range: -10_000...10_000, default: 0,
+            defaultText: "measured with an accompaniment, else 0", "The take's delay against the song (the recording path's latency).")
+        public static let all: [ParameterInfo] = [latencyMs.info]
+    }
+
     /// The judge.
     public var rules: any ScoringRules
     /// The recording's delay against the song, ms; nil: estimated from the accompaniment when one
@@ -41,6 +47,11 @@ public struct ScoreConfiguration: Sendable {
         self.latencyMs = latencyMs
         self.tracker = tracker
     }
+
+    public func validated() throws(ScoreError) -> ScoreConfiguration {
+        if let latencyMs { do { try Spec.latencyMs.check(latencyMs) } catch { throw ScoreError(error) } }
+        return self
+    }
 }
 
 /// Scores takes against a reference: a reusable worker (the pitch tracker is made once), one take
@@ -53,7 +64,7 @@ public final class Scorer {
     let tracker: PitchTracker
 
     public init(configuration: ScoreConfiguration) throws {
-        self.configuration = configuration
+        self.configuration = try configuration.validated()
         tracker = try PitchTracker(configuration: configuration.tracker)
     }
 
@@ -75,10 +86,11 @@ public final class Scorer {
 
     /// A reference melody from a file, or sung in a recording (`audio`: a dual-mono KTV track is
     /// split and its vocal tracked, with this scorer's tracker).
-    public func reference(path: String?, audio: String? = nil, lyricsPath: String? = nil) throws -> ReferenceMelody {
+    public func reference(path: String?, audio: String? = nil, lyricsPath: String? = nil,
+                          options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
         if let audio { return try ReferenceReader.read(audioPath: audio, lyricsPath: lyricsPath, tracker: tracker) }
         guard let path else { throw ScoreError.invalidParameter(name: "reference", value: "none", allowed: "a reference file or a reference recording") }
-        return try ReferenceReader.read(path: path, lyricsPath: lyricsPath)
+        return try ReferenceReader.read(path: path, lyricsPath: lyricsPath, options: options)
     }
 
     /// Aligns and judges a take.

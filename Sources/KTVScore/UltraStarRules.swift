@@ -40,6 +40,14 @@ public struct UltraStarRulesConfiguration: Sendable, Equatable {
             }
         }
         public static func < (a: Difficulty, b: Difficulty) -> Bool { a.rawValue < b.rawValue }
+
+        /// `easy`, `medium` or `hard`.
+        public init(parsing text: String) throws(ParameterError) {
+            guard let d = Self.allCases.first(where: { $0.description == text }) else {
+                throw ParameterError(name: "difficulty", value: quoted(text), allowed: "easy, medium or hard")
+            }
+            self = d
+        }
     }
 
     public enum Spec {

@@ -223,4 +223,17 @@ import KTVCore
             return
         }
     }
+
+    @Test func sentencesStraightUnderMidiLrcAreRead() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <song><general><name>t</name></general><midi_lrc>
+        <sentence><tone begin="1.500" end="2.000" pitch="440"><word>我</word></tone></sentence>
+        <paragraph><sentence><tone begin="2.500" end="3.000" pitch="0"><word>们</word></tone></sentence></paragraph>
+        </midi_lrc></song>
+        """
+        let lyrics = try LyricsReader.read(Array(xml.utf8)).lyrics
+        #expect(lyrics.lines.map(\.text) == ["我", "们"])
+        #expect(lyrics.lines[0].words[0].pitchHz == 440)
+    }
 }

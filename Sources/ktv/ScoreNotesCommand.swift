@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import KTVCore
+import KTVPitch
+import KTVScore
+
+struct ScoreNotesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notes",
+        abstract: "Write a reference melody's notes, to inspect it or convert it (notes JSON, UltraStar .txt, MIDI).")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, ultrastar, midi }
+
+    @Argument(help: "The reference file (or give --reference-audio).")
+    var source: String?
+
+    @OptionGroup var reference: ReferenceFlags
+
+    @Option(help: "Output: json, ultrastar or midi.")
+    var format: Format = .json
+
+    @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
+    var output: String?
+
+    func validate() throws { try reference.requireOne(reference.reference ?? source) }
+
+    func run() throws {
+        let bytes: [UInt8]
+        do {
+            let scorer = try Scorer(configuration: ScoreConfiguration())
+            let melody = try scorer.reference(path: reference.reference ?? source, audio: reference.referenceAudio,
+                                              lyricsPath: reference.lyrics, options: try reference.options())
+            let title = (((reference.reference ?? source ?? reference.name) as NSString).lastPathComponent as NSString).deletingPathExtension
+            switch format {
+            case .json: bytes = NotesJSON.write(melody)
+            case .ultrastar: bytes = UltraStarFile.write(melody, title: title, artist: "")
+            case .midi: bytes = MIDIFile.write(melody, title: title)
+            }
+        } catch { throw scoreFailure(error) }
+        try emit(bytes, to: output)
+    }
+}
