@@ -20,6 +20,8 @@ import KTVSync
         ("replay", ReplayConfiguration.Spec.all),
         ("score-ktv", KTVRulesConfiguration.Spec.all),
         ("score-agora", AgoraRulesConfiguration.Spec.all),
+        ("score-ultrastar", UltraStarRulesConfiguration.Spec.all),
+        ("score", ScoreConfiguration.Spec.all + TakeReader.Spec.all + ReferenceOptions.Spec.all),
     ]
 
     @Test func readmeTablesMatchTheDeclarations() throws {
