@@ -43,11 +43,35 @@ public enum ReferenceReader {
             return placedMelody
         }
         if isNotesJSON(bytes) { return try notesJSON(bytes, path: path, lyrics: lyrics) }
+        if isPitchTrack(bytes) {
+            // A reference singer's pitch track (ktv pitch CSV/JSON, `time f0` text): segmented into notes.
+            let contour: PitchContour
+            do { contour = try PitchTrackFile.parse(bytes, path: path) } catch {
+                throw ScoreError.badReference(path: path, line: nil, detail: "\(error)")
+            }
+            let notes = ContourSegmenter().notes(contour, words: lyrics?.lines.flatMap(\.words) ?? [])
+            guard !notes.isEmpty else {
+                throw ScoreError.badReference(path: path, line: nil, detail: "the pitch track has no voiced stretch long enough to be a note")
+            }
+            return placed(notes, lyrics: lyrics, scale: .absolute)
+        }
         let parsed: ParsedLyrics
         do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
             throw ScoreError.badReference(path: path, line: nil, detail: "not a reference melody: \(error)")
         }
         return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path)
+    }
+
+    /// A pitch track: ktv's pitch JSON (`"frames"` with `"f0_hz"`), or text whose first row that is
+    /// not a comment is a `time,f0` header or two or three numbers.
+    static func isPitchTrack(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        if head.contains("\"frames\""), head.contains("\"f0_hz\"") { return true }
+        guard let row = head.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) })
+            .first(where: { !$0.isEmpty && !$0.hasPrefix("#") }) else { return false }
+        let fields = row.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
+        if fields.count == 2 || fields.count == 3, fields.allSatisfy({ Double($0) != nil }) { return true }
+        return row.lowercased().hasPrefix("time") && row.lowercased().contains("f0")
     }
 
     /// ktv's notes JSON: a list, or an object with `notes` whose entries carry `midi`.
