@@ -65,6 +65,25 @@ import Testing
         #expect(r.stderr.contains("missing.csv"))
         r = try ktv(["score", take, "--reference", reference, "--key-shift", "up"])
         #expect(r.status == 64)
+        let log = try s.write("room.jsonl", "{\"device\":\"B\",\"at\":0,\"ntp\":1,\"kind\":\"record\",\"action\":\"start\"}\n")
+        r = try ktv(["score", take, "--reference", reference, "--progress-log", log, "--device", "C"])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("room.jsonl: no device `C` in the log (it has: B)"))
+        // A MIDI file whose one track has a tempo and no notes.
+        let midi: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0] + Array("MTrk".utf8) + [0, 0, 0, 11,
+            0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20, 0x00, 0xFF, 0x2F, 0x00]
+        let noNotes = try s.write("empty.mid", midi)
+        r = try ktv(["score", take, "--reference", noNotes])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("empty.mid"))
+        #expect(r.stderr.contains("no notes"))
+        // A take longer than the song is judged on the song.
+        var long = try String(contentsOfFile: take, encoding: .utf8)
+        for f in 800..<1500 { long += String(format: "%.3f,0.000\n", Double(f) * 0.01) }
+        let longTake = try s.write("long.csv", long)
+        r = try ktv(["score", longTake, "--reference", reference, "--format", "json"])
+        #expect(r.status == 0)
+        #expect(String(decoding: r.stdout, as: UTF8.self).contains("\"judged_share\": 1"))
         let badJSON = try s.write("bad.json", "[{\"start_ms\": 0,\n \"duration_ms\": }]")
         r = try ktv(["score", take, "--reference", badJSON])
         #expect(r.status == 65)
