@@ -195,8 +195,10 @@ public struct KTVRules: ScoringRules {
         for i in lines.indices where lineWeights[i] > 0 { lines[i].score = lineSums[i] / lineWeights[i] }
         let noteMean = totalWeight > 0 ? totalScore / totalWeight : 0
         let score = noteMean * (1 - c.keyWeight + c.keyWeight * keyCredit) * movementCredit(lines.flatMap(\.notes))
-        return ScoreCard(rules: name, score: score, maxScore: 100, lines: lines, latencyMs: take.latencyMs,
-                         keyShiftCents: shift, judgedShare: allWeight > 0 ? coveredWeight / allWeight : 0)
+        var card = ScoreCard(rules: name, score: score, maxScore: 100, lines: lines, latencyMs: take.latencyMs,
+                             keyShiftCents: shift, judgedShare: allWeight > 0 ? coveredWeight / allWeight : 0)
+        card.describe(take, reference: reference, frames: frames)
+        return card
     }
 
     /// One note, 0…100: coverage × pitch × (on-time share), filling in the note's figures.

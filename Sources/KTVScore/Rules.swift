@@ -12,6 +12,8 @@ public struct SungTake: Sendable, Equatable {
     public var spansMs: [ClosedRange<Int>]
     /// The delay compensated, ms.
     public var latencyMs: Double
+    /// Set when the take was placed by free-timing alignment: what the warping did.
+    public var warp: WarpSummary?
 
     public init(contour: PitchContour, coveredMs: ClosedRange<Int>, spansMs: [ClosedRange<Int>]? = nil, latencyMs: Double) {
         self.contour = contour

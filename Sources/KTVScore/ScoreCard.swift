@@ -47,6 +47,13 @@ public struct LineScore: Sendable, Equatable {
 
 /// A take's result under one rule set: the total, each line and note, and the figures behind them.
 public struct ScoreCard: Sendable, Equatable {
+    public static func == (a: ScoreCard, b: ScoreCard) -> Bool {
+        a.rules == b.rules && a.score == b.score && a.maxScore == b.maxScore && a.lines == b.lines && a.latencyMs == b.latencyMs
+            && a.keyShiftCents == b.keyShiftCents && a.judgedShare == b.judgedShare && a.timing == b.timing && a.warp == b.warp
+            && a.missingNotes.map(\.line) == b.missingNotes.map(\.line) && a.missingNotes.map(\.note) == b.missingNotes.map(\.note)
+            && a.extraNotes == b.extraNotes
+    }
+
     /// The rule set's name (`ktv`, `agora`, `ultrastar`).
     public var rules: String
     /// The total on the rules' scale (`maxScore`).
@@ -60,6 +67,14 @@ public struct ScoreCard: Sendable, Equatable {
     public var keyShiftCents: Double
     /// Share of the song's judged notes (by duration) that the recording covers, 0…1.
     public var judgedShare: Double
+    /// How the take was placed: `locked` to the song's clock, or `free` (aligned by its pitch).
+    public var timing: String = "locked"
+    /// With free timing: what the warping did.
+    public var warp: WarpSummary?
+    /// Judged notes hardly sung (less than 30 % of their time voiced), as (line, note in line).
+    public var missingNotes: [(line: Int, note: Int)] = []
+    /// Stretches sung (100 ms or more) where the reference has no note.
+    public var extraNotes = 0
 
     public init(rules: String, score: Double, maxScore: Double, lines: [LineScore], latencyMs: Double = 0,
                 keyShiftCents: Double = 0, judgedShare: Double = 1) {
@@ -89,4 +104,33 @@ public struct ScoreCard: Sendable, Equatable {
 
     /// Mean onset offset (negative = early), ms; nil when no note had an onset.
     public var meanOnsetMs: Double? { Stats.mean(lines.flatMap(\.notes).compactMap(\.onsetMs)) }
+}
+
+extension ScoreCard {
+    /// Fills in what any rule set reports the same way: the timing, the warp, missing and extra notes.
+    mutating func describe(_ take: SungTake, reference: ReferenceMelody, frames: SongFrames) {
+        timing = take.warp == nil ? "locked" : "free"
+        warp = take.warp
+        missingNotes = []
+        for (li, line) in lines.enumerated() {
+            for (ni, n) in line.notes.enumerated() where n.score != nil && n.coverage < 0.3 { missingNotes.append((li, ni)) }
+        }
+        // Voiced runs of at least 100 ms whose middle is in no note (50 ms of slack either side).
+        let spans = reference.notes.filter { $0.cents != nil }.map { Double($0.startMs - 50)...Double($0.endMs + 50) }
+        var runStart: Double?, last = 0.0
+        extraNotes = 0
+        func close() {
+            if let s = runStart, last - s >= 100 {
+                let mid = (s + last) / 2
+                if !spans.contains(where: { $0.contains(mid) }) { extraNotes += 1 }
+            }
+            runStart = nil
+        }
+        frames.forEach(in: Int.min / 2, Int.max / 2) { ms, cents in
+            if cents == nil || ms - last > 60 { close() }
+            if cents != nil, runStart == nil { runStart = ms }
+            last = ms
+        }
+        close()
+    }
 }

@@ -16,6 +16,16 @@ public enum ScoreReport {
             ("latency_ms", number(card.latencyMs)),
             ("key_shift_cents", number(card.keyShiftCents)),
             ("judged_share", number(card.judgedShare, 1000)),
+            ("timing", .string(card.timing)),
+            ("warp", card.warp.map { w in .object([
+                ("tempo_ratio", number(w.tempoRatio, 1000)), ("largest_stretch", number(w.largestStretch, 1000)),
+                ("largest_compression", number(w.largestCompression, 1000)), ("alignment_key_shift_cents", number(w.keyShiftCents)),
+            ]) } ?? .null),
+            ("missing_notes", .array(card.missingNotes.map { m in
+                .object([("line", .int(m.line)), ("note", .int(m.note)), ("start_ms", .int(card.lines[m.line].notes[m.note].note.startMs)),
+                         ("word", .string(card.lines[m.line].notes[m.note].note.word))])
+            })),
+            ("extra_notes", .int(card.extraNotes)),
             ("totals", .object([
                 ("mean_abs_error_cents", number(card.meanAbsoluteErrorCents)),
                 ("mean_error_cents", number(card.meanErrorCents)),
@@ -65,8 +75,11 @@ public enum ScoreReport {
             out += "  notes start \(Int(abs(o).rounded())) ms \(o < 0 ? "early" : "late") on average\n"
         }
         let notes = judged.flatMap(\.notes).filter { $0.score != nil }
-        let unsung = notes.filter { $0.coverage < 0.2 }.count
-        if unsung > 0 { out += "  \(unsung) of \(notes.count) notes were hardly sung\n" }
+        if let w = card.warp {
+            out += "  free timing: sung at \(String(format: "%.2f", w.tempoRatio))× the reference's duration; local tempo \(String(format: "%.2f", w.largestCompression))-\(String(format: "%.2f", w.largestStretch))× of that\n"
+        }
+        if !card.missingNotes.isEmpty { out += "  \(card.missingNotes.count) of \(notes.count) notes were missing (hardly sung)\n" }
+        if card.extraNotes > 0 { out += "  \(card.extraNotes) stretch(es) sung where the melody has no note\n" }
         let weakest = judged.sorted { ($0.score ?? 0) < ($1.score ?? 0) }.prefix(3).filter { ($0.score ?? 0) < 80 }
         if !weakest.isEmpty {
             out += "  weakest lines:\n"

@@ -102,7 +102,10 @@ public final class Scorer {
     public func judged(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil) throws -> (card: ScoreCard, sung: SungTake) {
         let latency = configuration.latencyMs ?? take.measuredLatencyMs ?? 0
         let sung = try (aligner ?? LatencyAligner(latencyMs: latency)).align(take.contour)
-        return (try configuration.rules.judge(sung, against: reference), sung)
+        var card = try configuration.rules.judge(sung, against: reference)
+        card.timing = sung.warp == nil ? "locked" : "free"
+        card.warp = sung.warp
+        return (card, sung)
     }
 
     /// Audio by its magic: RIFF/RF64 (WAV), fLaC, OggS, FORM (AIFF), ID3 or an MPEG frame sync (MP3).

@@ -33,6 +33,11 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: ArgumentHelp(ScoreConfiguration.Spec.latencyMs.help))
     var latencyMs: Double?
 
+    @Option(help: "locked (the take runs with the song: latency, accompaniment, progress log) or free (aligned to the reference by dynamic time warping: any start, tempo, pauses).")
+    var timing: Timing = .locked
+
+    enum Timing: String, ExpressibleByArgument, CaseIterable { case locked, free }
+
     @Option(help: "A progress log (docs/progress-log.md): the take is placed on the song through --device's record, progress and seek events.")
     var progressLog: String?
 
@@ -55,6 +60,7 @@ struct ScoreTakeCommand: ParsableCommand {
     func validate() throws {
         _ = try configuration()
         if (progressLog == nil) != (device == nil) { throw ValidationError("--progress-log and --device go together") }
+        if timing == .free && (progressLog != nil || latencyMs != nil) { throw ValidationError("--timing free aligns the take itself; drop --progress-log and --latency-ms") }
         try reference.requireOne(reference.reference)
     }
 
@@ -71,9 +77,12 @@ struct ScoreTakeCommand: ParsableCommand {
                                               options: try reference.options())
             let sung = try scorer.take(path: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs)
             for t in sung.truncations { printError("ktv: warning: \(t)") }
-            let aligner = try progressLog.map { log in
+            var aligner: (any TakeAligner)? = try progressLog.map { log in
                 try ProgressLogAligner(log: try LogReader.read(paths: [log]), device: device ?? "",
                                        latencyMs: latencyMs ?? sung.measuredLatencyMs ?? 0, logName: log)
+            }
+            if timing == .free {
+                aligner = FreeTimingAligner(reference: melody, keyShift: try ruleFlags.keyShiftValue())
             }
             (card, sungTake) = try scorer.judged(sung, reference: melody, aligner: aligner)
         } catch { throw scoreFailure(error) }
@@ -104,6 +113,10 @@ struct RuleFlags: ParsableArguments {
 
     @Option(help: "ultrastar rules: easy, medium or hard (±2, ±1 or 0 semitones).")
     var difficulty: String = "medium"
+
+    func keyShiftValue() throws -> KeyShift {
+        do { return try KeyShift(parsing: keyShift) } catch { throw usageError(error) }
+    }
 
     func rules(_ set: ScoringRuleSet) throws -> any ScoringRules {
         var options = ScoringRuleSet.Options()

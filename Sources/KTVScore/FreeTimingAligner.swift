@@ -1,0 +1,224 @@
+import Foundation
+import KTVCore
+
+// Free timing: a take that shares no clock with the reference (a sing-back exam, a practice app
+// without a backing track, a take recorded elsewhere) is placed on the reference's clock by dynamic
+// time warping of the two pitch sequences.
+//
+// Reference: M. Müller, "Fundamentals of Music Processing", Springer 2015, ch. 3 (DTW: cost matrix,
+// step sizes (1,0), (0,1), (1,1), accumulated cost, optimal warping path; the Sakoe-Chiba band).
+//
+// Why DTW over pitch rather than note matching: the takes are f0 tracks, and a note-level matcher
+// needs the take segmented into notes first, which errs most on exactly the takes that matter (a
+// glide into a wrong note, a missed re-attack). DTW compares the contours directly, and the judge
+// then works note by note on the warped take. Choices:
+// - Both sequences are taken to a common step (`stepMs`, median of the voiced frames in a step), in
+//   cents; the take is moved by its key estimate first (the median sung pitch against the
+//   reference's), so that a transposed singer aligns on the melody's shape.
+// - Cost: |difference| capped at `capCents` (a wrong note costs the same however wrong), a fixed
+//   `gapCost` where one side is silent, 0 where both are.
+// - Leading and trailing silence of the take is dropped: the singer may start anywhere.
+// - The path is searched in a band around the diagonal (`bandShare` of the length, at least
+//   `minBandS`): memory is take steps × band width bytes, bounded (`maxCells`) by coarsening the step
+//   for very long takes, never a full matrix.
+
+/// Settings of free-timing alignment, declared once.
+public struct FreeTimingConfiguration: Sendable, Equatable {
+    public enum Spec {
+        public static let stepMs = Parameter<Int>("stepMs", unit: "ms", range: 5...200, default: 30,
+            "Time step both contours are compared at (the median of the voiced frames in each step).")
+        public static let capCents = Parameter<Double>("capCents", unit: "cents", range: 50...2400, default: 300,
+            "A step's cost stops growing here: a wrong note costs the same however wrong.")
+        public static let gapCost = Parameter<Double>("gapCost", unit: "cents", range: 0...2400, default: 150,
+            "Cost of a step where one contour is silent and the other is not.")
+        public static let bandShare = Parameter<Double>("bandShare", range: 0.05...1, default: 0.3,
+            "Half-width of the search band around the diagonal, as a share of the longer sequence.")
+        public static let minBandS = Parameter<Double>("minBandS", unit: "s", range: 0.5...60, default: 3,
+            "The band's half-width is at least this.")
+        public static let all: [ParameterInfo] = [stepMs.info, capCents.info, gapCost.info, bandShare.info, minBandS.info]
+    }
+
+    public var stepMs = Spec.stepMs.defaultValue
+    public var capCents = Spec.capCents.defaultValue
+    public var gapCost = Spec.gapCost.defaultValue
+    public var bandShare = Spec.bandShare.defaultValue
+    public var minBandS = Spec.minBandS.defaultValue
+    /// The most cells (bytes of path directions) one alignment may use; the step grows past it.
+    public static let maxCells = 48_000_000
+
+    public init() {}
+
+    public func validated() throws(ScoreError) -> FreeTimingConfiguration {
+        do {
+            try Spec.stepMs.check(stepMs)
+            try Spec.capCents.check(capCents)
+            try Spec.gapCost.check(gapCost)
+            try Spec.bandShare.check(bandShare)
+            try Spec.minBandS.check(minBandS)
+        } catch { throw ScoreError(error) }
+        return self
+    }
+}
+
+/// What the warping did: the take's overall tempo against the reference and its largest local stretch.
+public struct WarpSummary: Sendable, Equatable {
+    /// Sung duration / reference duration over the whole melody (> 1: slower).
+    public var tempoRatio: Double
+    /// The largest and smallest local tempo ratio over one-second stretches of the reference,
+    /// relative to `tempoRatio` (1 = steady).
+    public var largestStretch: Double
+    public var largestCompression: Double
+    /// The key assumed while aligning, cents (the take was moved by −this).
+    public var keyShiftCents: Double
+}
+
+/// Places a take on the reference's clock by DTW (see the comment at the top of the file).
+public struct FreeTimingAligner: TakeAligner {
+    public let reference: ReferenceMelody
+    public var configuration: FreeTimingConfiguration
+    public var keyShift: KeyShift
+
+    public init(reference: ReferenceMelody, keyShift: KeyShift = .auto, configuration: FreeTimingConfiguration = FreeTimingConfiguration()) {
+        self.reference = reference
+        self.keyShift = keyShift
+        self.configuration = configuration
+    }
+
+    public func align(_ take: PitchContour) throws(ScoreError) -> SungTake {
+        let c = try configuration.validated()
+        let notes = reference.notes.filter { $0.cents != nil && $0.durationMs > 0 }
+        guard let refStart = notes.map(\.startMs).min(), let refEnd = notes.map(\.endMs).max(), refEnd > refStart else {
+            throw .badReference(path: "", line: nil, detail: "no pitched note to align the take to")
+        }
+        // The sung span: first to last voiced frame.
+        guard let first = take.f0Hz.firstIndex(where: { $0 != nil }), let last = take.f0Hz.lastIndex(where: { $0 != nil }) else {
+            throw .badTake(path: "", line: nil, detail: "no voiced frame: nothing was sung")
+        }
+        let takeStartMs = take.timesS[first] * 1000, takeEndMs = take.timesS[last] * 1000 + 1
+        // The step: as asked, coarser when the band would not fit the cell budget.
+        var stepMs = Double(c.stepMs)
+        func counts(_ s: Double) -> (n: Int, m: Int, w: Int) {
+            let n = max(1, Int(((takeEndMs - takeStartMs) / s).rounded(.up)))
+            let m = max(1, Int((Double(refEnd - refStart) / s).rounded(.up)))
+            let w = max(Int(c.minBandS * 1000 / s), Int(c.bandShare * Double(max(n, m)))) + abs(n - m)
+            return (n, m, w)
+        }
+        while true {
+            let (n, _, w) = counts(stepMs)
+            if n * (2 * w + 1) <= FreeTimingConfiguration.maxCells { break }
+            stepMs *= 1.5
+        }
+        let (n, m, w) = counts(stepMs)
+        // The take in cents per step, and the reference rendered from its notes.
+        var takeSteps = [Double?](repeating: nil, count: n)
+        do {
+            var bucket: [Double] = []
+            var current = 0
+            func flush() {
+                if !bucket.isEmpty, current < n { bucket.sort(); takeSteps[current] = Stats.median(bucket) }
+                bucket.removeAll(keepingCapacity: true)
+            }
+            for k in first...last {
+                let i = min(n - 1, Int((take.timesS[k] * 1000 - takeStartMs) / stepMs))
+                if i != current { flush(); current = i }
+                if let f = take.f0Hz[k] { bucket.append(ReferenceMelody.cents(hz: f)) }
+            }
+            flush()
+        }
+        var refSteps = [Double?](repeating: nil, count: m)
+        for note in notes {
+            guard let cents = note.cents else { continue }
+            let a = Int(Double(note.startMs - refStart) / stepMs), b = Int((Double(note.endMs - refStart) / stepMs).rounded(.up))
+            for j in max(0, a)..<min(m, b) { refSteps[j] = cents }
+        }
+        // The key: the median sung pitch against the reference's (time-weighted), then the mode.
+        let sung = takeSteps.compactMap { $0 }.sorted(), wanted = refSteps.compactMap { $0 }.sorted()
+        let measured = (Stats.median(sung) ?? 0) - (Stats.median(wanted) ?? 0)
+        let shift: Double
+        switch keyShift {
+        case .auto: shift = measured
+        case .none: shift = 1200 * (measured / 1200).rounded()
+        case let .cents(given): shift = given
+        }
+
+        // Banded DTW: row i (take step) holds columns centre(i) − w … centre(i) + w.
+        let width = 2 * w + 1
+        func centre(_ i: Int) -> Int { n > 1 ? Int((Double(i) * Double(m - 1) / Double(n - 1)).rounded()) : 0 }
+        func cost(_ i: Int, _ j: Int) -> Double {
+            switch (takeSteps[i], refSteps[j]) {
+            case let (a?, b?): return min(abs(a - shift - b), c.capCents)
+            case (nil, nil): return 0
+            default: return c.gapCost
+            }
+        }
+        var directions = [UInt8](repeating: 0, count: n * width)  // 0 none, 1 diagonal, 2 from i−1, 3 from j−1
+        var previous = [Double](repeating: .infinity, count: width), row = [Double](repeating: .infinity, count: width)
+        for i in 0..<n {
+            let ci = centre(i), cp = i > 0 ? centre(i - 1) : 0
+            for k in 0..<width {
+                let j = ci - w + k
+                row[k] = .infinity
+                guard j >= 0, j < m else { continue }
+                let here = cost(i, j)
+                if i == 0 && j == 0 { row[k] = here; directions[i * width + k] = 0; continue }
+                var best = Double.infinity, dir: UInt8 = 0
+                if i > 0 {
+                    let kd = j - 1 - (cp - w), kv = j - (cp - w)
+                    if kd >= 0, kd < width, previous[kd] < best { best = previous[kd]; dir = 1 }
+                    if kv >= 0, kv < width, previous[kv] < best { best = previous[kv]; dir = 2 }
+                }
+                if k > 0, row[k - 1] < best { best = row[k - 1]; dir = 3 }
+                if best.isFinite {
+                    row[k] = best + here
+                    directions[i * width + k] = dir
+                }
+            }
+            swap(&previous, &row)
+        }
+        // Backtrack from (n−1, m−1): the reference step of every take step (the mean when several).
+        var refOfTake = [Double](repeating: 0, count: n), hits = [Int](repeating: 0, count: n)
+        var i = n - 1, j = m - 1
+        while true {
+            refOfTake[i] += Double(j)
+            hits[i] += 1
+            let k = j - (centre(i) - w)
+            guard k >= 0, k < width else { break }
+            let dir = directions[i * width + k]
+            if dir == 0 { break }
+            switch dir {
+            case 1: i -= 1; j -= 1
+            case 2: i -= 1
+            default: j -= 1
+            }
+            if i < 0 || j < 0 { break }
+        }
+        for k in 0..<n { refOfTake[k] = hits[k] > 0 ? refOfTake[k] / Double(hits[k]) : (k > 0 ? refOfTake[k - 1] : 0) }
+
+        // Every take frame of the sung span, placed by the path (linear between step centres).
+        var times: [Double] = [], hz: [Double?] = []
+        times.reserveCapacity(last - first + 1)
+        hz.reserveCapacity(last - first + 1)
+        for k in first...last {
+            let x = (take.timesS[k] * 1000 - takeStartMs) / stepMs
+            let a = min(n - 1, Int(x)), b = min(n - 1, a + 1), frac = x - Double(a)
+            let refStep = refOfTake[a] + (refOfTake[b] - refOfTake[a]) * min(1, max(0, frac))
+            times.append((Double(refStart) + refStep * stepMs) / 1000)
+            hz.append(take.f0Hz[k])
+        }
+        // Tempo: sung span over reference span; local stretch over one-second reference windows.
+        let tempo = (takeEndMs - takeStartMs) / Double(refEnd - refStart)
+        var largest = 1.0, smallest = 1.0
+        let window = max(1, Int(1000 / stepMs))
+        var jStart = 0
+        while jStart + window < m {
+            // Take steps mapped into [jStart, jStart + window).
+            let inside = refOfTake.indices.filter { refOfTake[$0] >= Double(jStart) && refOfTake[$0] < Double(jStart + window) }.count
+            let local = Double(inside) / Double(window) / tempo
+            if inside > 0 { largest = max(largest, local); smallest = min(smallest, local) }
+            jStart += window
+        }
+        var sungTake = SungTake(contour: PitchContour(timesS: times, f0Hz: hz), coveredMs: refStart...refEnd, latencyMs: 0)
+        sungTake.warp = WarpSummary(tempoRatio: tempo, largestStretch: largest, largestCompression: smallest, keyShiftCents: shift)
+        return sungTake
+    }
+}
