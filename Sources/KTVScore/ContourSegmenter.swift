@@ -20,13 +20,12 @@ public struct ContourSegmenter: Sendable {
         let hopMs = timesMs.count > 1 ? (timesMs[timesMs.count - 1] - timesMs[0]) / Double(timesMs.count - 1) : 10
         let boundaries = Set(words.map(\.startMs))
         var notes: [MelodyNote] = []
-        var run: [Double] = []
+        var run: [Double] = []  // the current run's cents, sorted
         var runStart = 0.0
         func close(at endMs: Double) {
             defer { run = [] }
             guard Int((endMs - runStart).rounded()) >= minNoteMs else { return }
-            let sorted = run.sorted()
-            guard let median = Stats.median(sorted) else { return }
+            guard let median = Stats.median(run) else { return }
             let mid = Int(((runStart + endMs) / 2).rounded())
             let word = words.first { $0.startMs <= mid && mid < $0.endMs }?.text ?? ""
             notes.append(MelodyNote(startMs: Int(runStart.rounded()), durationMs: Int((endMs - runStart).rounded()), cents: median, word: word))
@@ -40,13 +39,12 @@ public struct ContourSegmenter: Sendable {
             // A word starting in this frame ends the note before it.
             let boundary = boundaries.first { Double($0) <= t && Double($0) > t - hopMs && $0 != lastBoundary }
             if let b = boundary { lastBoundary = b }
-            if !run.isEmpty {
-                let sorted = run.sorted()
-                let median = Stats.median(sorted) ?? c
-                if abs(c - median) > jumpCents || boundary != nil { close(at: t) }
-            }
+            // Against the run's median (kept sorted: one insertion a frame), which vibrato and a glide in do not move.
+            if !run.isEmpty, abs(c - (Stats.median(run) ?? c)) > jumpCents || boundary != nil { close(at: t) }
             if run.isEmpty { runStart = t }
-            run.append(c)
+            var lo = 0, hi = run.count
+            while lo < hi { let mid = (lo + hi) / 2; if run[mid] < c { lo = mid + 1 } else { hi = mid } }
+            run.insert(c, at: lo)
         }
         if !run.isEmpty { close(at: (timesMs.last ?? 0) + hopMs) }
         return notes

@@ -141,39 +141,45 @@ public struct FreeTimingAligner: TakeAligner {
         case let .cents(given): shift = given
         }
 
-        // Banded DTW: row i (take step) holds columns centre(i) − w … centre(i) + w.
+        // Banded DTW: row i (take step) holds columns centre(i) − w … centre(i) + w. Silence is NaN
+        // in plain arrays, so the inner loop does no optional unwrapping.
         let width = 2 * w + 1
         func centre(_ i: Int) -> Int { n > 1 ? Int((Double(i) * Double(m - 1) / Double(n - 1)).rounded()) : 0 }
-        func cost(_ i: Int, _ j: Int) -> Double {
-            switch (takeSteps[i], refSteps[j]) {
-            case let (a?, b?): return min(abs(a - shift - b), c.capCents)
-            case (nil, nil): return 0
-            default: return c.gapCost
-            }
-        }
-        var directions = [UInt8](repeating: 0, count: n * width)  // 0 none, 1 diagonal, 2 from i−1, 3 from j−1
+        let a = takeSteps.map { $0.map { $0 - shift } ?? .nan }, b = refSteps.map { $0 ?? .nan }
+        let cap = c.capCents, gap = c.gapCost
+        var directions = [UInt8](repeating: 0, count: n * width)  // 0 start, 1 diagonal, 2 from i−1, 3 from j−1
         var previous = [Double](repeating: .infinity, count: width), row = [Double](repeating: .infinity, count: width)
-        for i in 0..<n {
-            let ci = centre(i), cp = i > 0 ? centre(i - 1) : 0
-            for k in 0..<width {
-                let j = ci - w + k
-                row[k] = .infinity
-                guard j >= 0, j < m else { continue }
-                let here = cost(i, j)
-                if i == 0 && j == 0 { row[k] = here; directions[i * width + k] = 0; continue }
-                var best = Double.infinity, dir: UInt8 = 0
-                if i > 0 {
-                    let kd = j - 1 - (cp - w), kv = j - (cp - w)
-                    if kd >= 0, kd < width, previous[kd] < best { best = previous[kd]; dir = 1 }
-                    if kv >= 0, kv < width, previous[kv] < best { best = previous[kv]; dir = 2 }
-                }
-                if k > 0, row[k - 1] < best { best = row[k - 1]; dir = 3 }
-                if best.isFinite {
-                    row[k] = best + here
-                    directions[i * width + k] = dir
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                directions.withUnsafeMutableBufferPointer { directions in
+                    for i in 0..<n {
+                        let ci = centre(i), shiftFromPrevious = i > 0 ? ci - centre(i - 1) : 0
+                        let ai = a[i]
+                        var left = Double.infinity
+                        for k in 0..<width {
+                            let j = ci - w + k
+                            guard j >= 0, j < m else { row[k] = .infinity; left = .infinity; continue }
+                            let bj = b[j]
+                            let here: Double
+                            if ai.isNaN { here = bj.isNaN ? 0 : gap } else if bj.isNaN { here = gap } else { here = min(abs(ai - bj), cap) }
+                            if i == 0 && j == 0 { row[k] = here; left = here; continue }
+                            // The previous row's columns j − 1 and j sit at k + shift − 1 and k + shift there.
+                            var best = Double.infinity, dir: UInt8 = 0
+                            if i > 0 {
+                                let kd = k + shiftFromPrevious - 1, kv = kd + 1
+                                if kd >= 0, kd < width, previous[kd] < best { best = previous[kd]; dir = 1 }
+                                if kv >= 0, kv < width, previous[kv] < best { best = previous[kv]; dir = 2 }
+                            }
+                            if left < best { best = left; dir = 3 }
+                            let total = best + here
+                            row[k] = best.isFinite ? total : .infinity
+                            left = row[k]
+                            directions[i * width + k] = best.isFinite ? dir : 0
+                        }
+                        swap(&previous, &row)
+                    }
                 }
             }
-            swap(&previous, &row)
         }
         // Backtrack from (n−1, m−1): the reference step of every take step (the mean when several).
         var refOfTake = [Double](repeating: 0, count: n), hits = [Int](repeating: 0, count: n)

@@ -54,18 +54,19 @@ public struct ScoreConfiguration: Sendable {
     }
 }
 
-/// Scores takes against a reference: a reusable worker (the pitch tracker is made once), one take
+/// Scores takes against a reference: a reusable worker (the pitch tracker is made once, when the
+/// first audio comes: pitch-track takes never pay for its FFT plans), one take
 /// at a time; use one scorer per thread.
 ///
 /// Stages, each replaceable: the take → a pitch contour on its own clock (tracked, or read) →
 /// `TakeAligner` (song clock) → `ScoringRules.judge` → `ScoreCard`.
 public final class Scorer {
     public let configuration: ScoreConfiguration
-    let tracker: PitchTracker
+    private var madeTracker: PitchTracker?
 
     public init(configuration: ScoreConfiguration) throws {
         self.configuration = try configuration.validated()
-        tracker = try PitchTracker(configuration: configuration.tracker)
+        _ = try configuration.tracker.validated()
     }
 
     /// A take's pitch on its own clock and the latency measured on the way (audio with an accompaniment).
@@ -78,7 +79,7 @@ public final class Scorer {
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
     public func take(path: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
         if try Self.isAudio(path) {
-            let track = try tracker.track(path: path, channel: .mix, accompaniment: accompaniment)
+            let track = try tracker().track(path: path, channel: .mix, accompaniment: accompaniment)
             return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations)
         }
         return Take(contour: try TakeReader.read(path: path, pitchIntervalMs: pitchIntervalMs), measuredLatencyMs: nil, truncations: [])
@@ -88,7 +89,7 @@ public final class Scorer {
     /// split and its vocal tracked, with this scorer's tracker).
     public func reference(path: String?, audio: String? = nil, lyricsPath: String? = nil,
                           options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
-        if let audio { return try ReferenceReader.read(audioPath: audio, lyricsPath: lyricsPath, tracker: tracker) }
+        if let audio { return try ReferenceReader.read(audioPath: audio, lyricsPath: lyricsPath, tracker: try tracker()) }
         guard let path else { throw ScoreError.invalidParameter(name: "reference", value: "none", allowed: "a reference file or a reference recording") }
         return try ReferenceReader.read(path: path, lyricsPath: lyricsPath, options: options)
     }
@@ -106,6 +107,13 @@ public final class Scorer {
         card.timing = sung.warp == nil ? "locked" : "free"
         card.warp = sung.warp
         return (card, sung)
+    }
+
+    func tracker() throws -> PitchTracker {
+        if let t = madeTracker { return t }
+        let t = try PitchTracker(configuration: configuration.tracker)
+        madeTracker = t
+        return t
     }
 
     /// Audio by its magic: RIFF/RF64 (WAV), fLaC, OggS, FORM (AIFF), ID3 or an MPEG frame sync (MP3).
