@@ -70,10 +70,48 @@ public struct WarpSummary: Sendable, Equatable {
     public var largestCompression: Double
     /// The key assumed while aligning, cents (the take was moved by −this).
     public var keyShiftCents: Double
+    /// The inverse map, for rhythm: the take time (ms from its first voiced frame) at reference step
+    /// k, where step k starts at `referenceStartMs` + k·`stepMs`.
+    public var takeMsAtStep: [Double] = []
+    public var referenceStartMs = 0
+    public var stepMs = 0.0
+
+    /// How long the singer took over the reference span [startMs, endMs), in ms of the take.
+    public func sungMs(from startMs: Int, to endMs: Int) -> Double? {
+        guard !takeMsAtStep.isEmpty, stepMs > 0 else { return nil }
+        func at(_ ms: Int) -> Double {
+            let x = Double(ms - referenceStartMs) / stepMs
+            let a = max(0, min(takeMsAtStep.count - 1, Int(x.rounded(.down)))), b = min(takeMsAtStep.count - 1, a + 1)
+            let frac = max(0, min(1, x - Double(a)))
+            return takeMsAtStep[a] + (takeMsAtStep[b] - takeMsAtStep[a]) * frac
+        }
+        return at(endMs) - at(startMs)
+    }
 }
 
 /// Places a take on the reference's clock by DTW (see the comment at the top of the file).
 public struct FreeTimingAligner: TakeAligner {
+    /// The `count` shifts in [0, 1200) cents that best align the pitch classes of `a` onto `b`
+    /// (local maxima of the circular cross-correlation of 10-cent histograms smoothed over ±30 cents),
+    /// best first.
+    static func pitchClassShifts(_ a: [Double], _ b: [Double], count: Int) -> [Double] {
+        func histogram(_ v: [Double]) -> [Double] {
+            var h = [Double](repeating: 0, count: 120)
+            for x in v {
+                let bin = Int((x / 10).rounded()) % 120
+                h[(bin + 120) % 120] += 1
+            }
+            var smooth = [Double](repeating: 0, count: 120)
+            for k in 0..<120 { for d in -3...3 { smooth[k] += h[(k + d + 120) % 120] * exp(-Double(d * d) / 4.5) } }
+            return smooth
+        }
+        let ha = histogram(a), hb = histogram(b)
+        var correlation = [Double](repeating: 0, count: 120)
+        for s in 0..<120 { for k in 0..<120 { correlation[s] += ha[(k + s) % 120] * hb[k] } }
+        let peaks = (0..<120).filter { correlation[$0] >= correlation[($0 + 119) % 120] && correlation[$0] > correlation[($0 + 1) % 120] }
+        return peaks.sorted { correlation[$0] > correlation[$1] }.prefix(count).map { Double($0) * 10 }
+    }
+
     public let reference: ReferenceMelody
     public var configuration: FreeTimingConfiguration
     public var keyShift: KeyShift
@@ -131,55 +169,76 @@ public struct FreeTimingAligner: TakeAligner {
             let a = Int(Double(note.startMs - refStart) / stepMs), b = Int((Double(note.endMs - refStart) / stepMs).rounded(.up))
             for j in max(0, a)..<min(m, b) { refSteps[j] = cents }
         }
-        // The key: the median sung pitch against the reference's (time-weighted), then the mode.
+        // The key: within the octave, the candidates are the shifts that best line up the two
+        // pitch-class histograms (a median difference is pulled off by notes held longer in one
+        // than in the other, and melodies full of fourths have several near-best shifts) and the
+        // median difference itself; the warp with the lowest cost decides. The octave comes from
+        // the medians (the cost below folds octaves anyway).
         let sung = takeSteps.compactMap { $0 }.sorted(), wanted = refSteps.compactMap { $0 }.sorted()
-        let measured = (Stats.median(sung) ?? 0) - (Stats.median(wanted) ?? 0)
-        let shift: Double
+        let medianDifference = (Stats.median(sung) ?? 0) - (Stats.median(wanted) ?? 0)
+        func nearMedian(_ classShift: Double) -> Double { classShift + 1200 * ((medianDifference - classShift) / 1200).rounded() }
+        let candidates: [Double]
         switch keyShift {
-        case .auto: shift = measured
-        case .none: shift = 1200 * (measured / 1200).rounded()
-        case let .cents(given): shift = given
+        case .auto: candidates = [medianDifference] + Self.pitchClassShifts(sung, wanted, count: 3).map(nearMedian)
+        case .none: candidates = [1200 * (medianDifference / 1200).rounded()]
+        case let .cents(given): candidates = [given]
         }
-
-        // Banded DTW: row i (take step) holds columns centre(i) − w … centre(i) + w. Silence is NaN
-        // in plain arrays, so the inner loop does no optional unwrapping.
         let width = 2 * w + 1
         func centre(_ i: Int) -> Int { n > 1 ? Int((Double(i) * Double(m - 1) / Double(n - 1)).rounded()) : 0 }
-        let a = takeSteps.map { $0.map { $0 - shift } ?? .nan }, b = refSteps.map { $0 ?? .nan }
-        let cap = c.capCents, gap = c.gapCost
-        var directions = [UInt8](repeating: 0, count: n * width)  // 0 start, 1 diagonal, 2 from i−1, 3 from j−1
-        var previous = [Double](repeating: .infinity, count: width), row = [Double](repeating: .infinity, count: width)
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                directions.withUnsafeMutableBufferPointer { directions in
-                    for i in 0..<n {
-                        let ci = centre(i), shiftFromPrevious = i > 0 ? ci - centre(i - 1) : 0
-                        let ai = a[i]
-                        var left = Double.infinity
-                        for k in 0..<width {
-                            let j = ci - w + k
-                            guard j >= 0, j < m else { row[k] = .infinity; left = .infinity; continue }
-                            let bj = b[j]
-                            let here: Double
-                            if ai.isNaN { here = bj.isNaN ? 0 : gap } else if bj.isNaN { here = gap } else { here = min(abs(ai - bj), cap) }
-                            if i == 0 && j == 0 { row[k] = here; left = here; continue }
-                            // The previous row's columns j − 1 and j sit at k + shift − 1 and k + shift there.
-                            var best = Double.infinity, dir: UInt8 = 0
-                            if i > 0 {
-                                let kd = k + shiftFromPrevious - 1, kv = kd + 1
-                                if kd >= 0, kd < width, previous[kd] < best { best = previous[kd]; dir = 1 }
-                                if kv >= 0, kv < width, previous[kv] < best { best = previous[kv]; dir = 2 }
+        let b = refSteps.map { $0 ?? .nan }
+        /// The banded DTW for one key: the accumulated cost at (n−1, m−1) and the path directions.
+        func warp(shift: Double) -> (cost: Double, directions: [UInt8]) {
+            // The cost folds octaves: a singer who changes octave mid-phrase is still aligned on the
+            // melody (the judge decides what the octave costs).
+            // Banded DTW: row i (take step) holds columns centre(i) − w … centre(i) + w. Silence is NaN
+            // in plain arrays, so the inner loop does no optional unwrapping.
+            let a = takeSteps.map { $0.map { $0 - shift } ?? .nan }
+            let cap = c.capCents, gap = c.gapCost
+            var directions = [UInt8](repeating: 0, count: n * width)  // 0 start, 1 diagonal, 2 from i−1, 3 from j−1
+            var previous = [Double](repeating: .infinity, count: width), row = [Double](repeating: .infinity, count: width)
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    directions.withUnsafeMutableBufferPointer { directions in
+                        for i in 0..<n {
+                            let ci = centre(i), shiftFromPrevious = i > 0 ? ci - centre(i - 1) : 0
+                            let ai = a[i]
+                            var left = Double.infinity
+                            for k in 0..<width {
+                                let j = ci - w + k
+                                guard j >= 0, j < m else { row[k] = .infinity; left = .infinity; continue }
+                                let bj = b[j]
+                                let here: Double
+                                if ai.isNaN { here = bj.isNaN ? 0 : gap } else if bj.isNaN { here = gap } else {
+                                    let d = (ai - bj).truncatingRemainder(dividingBy: 1200)
+                                    here = min(min(abs(d), 1200 - abs(d)), cap)
+                                }
+                                if i == 0 && j == 0 { row[k] = here; left = here; continue }
+                                // The previous row's columns j − 1 and j sit at k + shift − 1 and k + shift there.
+                                var best = Double.infinity, dir: UInt8 = 0
+                                if i > 0 {
+                                    let kd = k + shiftFromPrevious - 1, kv = kd + 1
+                                    if kd >= 0, kd < width, previous[kd] < best { best = previous[kd]; dir = 1 }
+                                    if kv >= 0, kv < width, previous[kv] < best { best = previous[kv]; dir = 2 }
+                                }
+                                if left < best { best = left; dir = 3 }
+                                let total = best + here
+                                row[k] = best.isFinite ? total : .infinity
+                                left = row[k]
+                                directions[i * width + k] = best.isFinite ? dir : 0
                             }
-                            if left < best { best = left; dir = 3 }
-                            let total = best + here
-                            row[k] = best.isFinite ? total : .infinity
-                            left = row[k]
-                            directions[i * width + k] = best.isFinite ? dir : 0
+                            swap(&previous, &row)
                         }
-                        swap(&previous, &row)
                     }
                 }
             }
+            let kEnd = (m - 1) - (centre(n - 1) - w)
+            return (kEnd >= 0 && kEnd < width ? previous[kEnd] : .infinity, directions)
+        }
+        var shift = candidates[0]
+        var (bestCost, directions) = warp(shift: shift)
+        for candidate in candidates.dropFirst() {
+            let (cost, d) = warp(shift: candidate)
+            if cost < bestCost { bestCost = cost; directions = d; shift = candidate }
         }
         // Backtrack from (n−1, m−1): the reference step of every take step (the mean when several).
         var refOfTake = [Double](repeating: 0, count: n), hits = [Int](repeating: 0, count: n)
@@ -223,8 +282,20 @@ public struct FreeTimingAligner: TakeAligner {
             if inside > 0 { largest = max(largest, local); smallest = min(smallest, local) }
             jStart += window
         }
+        // Inverse map: the take step at each reference step (first take step reaching it).
+        var takeAt = [Double](repeating: .nan, count: m)
+        for i in 0..<n {
+            let j = Int(refOfTake[i].rounded())
+            if j >= 0, j < m, takeAt[j].isNaN { takeAt[j] = Double(i) * stepMs }
+        }
+        var lastKnown = 0.0
+        for j in 0..<m { if takeAt[j].isNaN { takeAt[j] = lastKnown } else { lastKnown = takeAt[j] } }
         var sungTake = SungTake(contour: PitchContour(timesS: times, f0Hz: hz), coveredMs: refStart...refEnd, latencyMs: 0)
-        sungTake.warp = WarpSummary(tempoRatio: tempo, largestStretch: largest, largestCompression: smallest, keyShiftCents: shift)
+        var summary = WarpSummary(tempoRatio: tempo, largestStretch: largest, largestCompression: smallest, keyShiftCents: shift)
+        summary.takeMsAtStep = takeAt
+        summary.referenceStartMs = refStart
+        summary.stepMs = stepMs
+        sungTake.warp = summary
         return sungTake
     }
 }

@@ -179,7 +179,7 @@ public struct KTVRules: ScoringRules {
                 let target = pitch + shift
                 ns.targetCents = target
                 if inside || wholeSong {
-                    let s = noteScore(n, previous: previous, target: target, frames: frames, c, into: &ns)
+                    let s = noteScore(n, previous: previous, target: target, frames: frames, c, warp: take.warp, into: &ns)
                     ns.score = inside ? s : 0
                     if inside { coveredWeight += weight }
                     totalWeight += weight
@@ -203,7 +203,7 @@ public struct KTVRules: ScoringRules {
 
     /// One note, 0…100: coverage × pitch × (on-time share), filling in the note's figures.
     func noteScore(_ n: MelodyNote, previous: MelodyNote?, target: Double, frames: SongFrames, _ c: KTVRulesConfiguration,
-                   into ns: inout NoteScore) -> Double {
+                   warp: WarpSummary? = nil, into ns: inout NoteScore) -> Double {
         // The onset: the start of the on-pitch run that reaches the note, looked for within
         // `onsetZeroMs` either side of its start (an early or a late singer).
         let reach = Int(c.onsetZeroMs)
@@ -237,7 +237,15 @@ public struct KTVRules: ScoringRules {
         guard let median = ns.medianErrorCents else { return 0 }
         let coverageCredit = min(1, ns.coverage / c.fullCoverage)
         let pitchCredit = ramp(abs(median), full: c.fullCreditCents, zero: c.zeroCreditCents)
-        let timingCredit = onset.map { ramp(abs($0), full: c.onsetGraceMs, zero: c.onsetZeroMs) } ?? 0
+        var timingCredit = onset.map { ramp(abs($0), full: c.onsetGraceMs, zero: c.onsetZeroMs) } ?? 0
+        // Free timing: the warp lines onsets up by construction; what is left to judge is rhythm, the
+        // note's sung duration against its written one at the singer's own tempo.
+        if let warp, let sungMs = warp.sungMs(from: n.startMs, to: n.endMs), n.durationMs > 0 {
+            let ratio = max(1e-3, sungMs) / (Double(n.durationMs) * warp.tempoRatio)
+            ns.onsetMs = nil
+            ns.durationRatio = ratio
+            timingCredit = ramp(abs(log2(ratio)), full: Self.rhythmFullLog2, zero: Self.rhythmZeroLog2)
+        }
         return 100 * coverageCredit * pitchCredit * (1 - c.timingWeight + c.timingWeight * timingCredit)
     }
 
@@ -259,6 +267,11 @@ public struct KTVRules: ScoringRules {
         guard sung.count >= 4, refSpread >= 100 else { return 1 }
         return min(1, iqr(sung) / refSpread / Self.movementShare)
     }
+
+    /// Free timing's rhythm: a note sung within 2^0.3 (±23 %) of its written length at the singer's
+    /// tempo is in time; at twice or half it gets no rhythm credit (linear in log2 between).
+    static let rhythmFullLog2 = 0.3
+    static let rhythmZeroLog2 = 1.0
 
     /// The share of the melody's spread a singer must cover for full movement credit.
     static let movementShare = 0.75

@@ -13,6 +13,8 @@ public struct NoteScore: Sendable, Equatable {
     public var onsetMs: Double?
     /// 0…100 under the rules; nil when the note is not judged (unpitched, freestyle, outside the recording).
     public var score: Double?
+    /// Free timing: the note's sung duration over its written one at the singer's tempo (1 = in time).
+    public var durationRatio: Double?
 
     public init(note: MelodyNote, targetCents: Double? = nil, medianErrorCents: Double? = nil, coverage: Double = 0,
                 onsetMs: Double? = nil, score: Double? = nil) {

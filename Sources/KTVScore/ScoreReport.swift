@@ -40,7 +40,8 @@ public enum ScoreReport {
                         .object([
                             ("start_ms", .int(n.note.startMs)), ("duration_ms", .int(n.note.durationMs)), ("word", .string(n.note.word)),
                             ("target_cents", number(n.targetCents)), ("median_error_cents", number(n.medianErrorCents)),
-                            ("coverage", number(n.coverage, 1000)), ("onset_ms", number(n.onsetMs)), ("score", number(n.score)),
+                            ("coverage", number(n.coverage, 1000)), ("onset_ms", number(n.onsetMs)), ("duration_ratio", number(n.durationRatio, 100)),
+                            ("score", number(n.score)),
                         ])
                     })),
                 ])
