@@ -7,7 +7,7 @@ DEMO_OUT := .build/demo
 # test input), sox (the split benchmark's peer).
 APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev pkg-config python3 lame sox
 
-.PHONY: setup build release test demo bench fuzz fuzz-smoke clean
+.PHONY: setup build release test demo bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -69,9 +69,16 @@ bench:
 	.build/release/ktv-bench split --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench replay --hours 3 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench score --takes 1000 --audio-takes 20 --ktv $(KTV_RELEASE)
+	.build/release/ktv-bench assess
 	@# Python peers (aubio, librosa) from PyPI into a virtualenv; the bench runs without them if this fails.
 	-@[ -x .venv-bench/bin/python ] || (python3 -m venv .venv-bench && .venv-bench/bin/pip install -q numpy soundfile librosa aubio)
 	.build/release/ktv-bench pitch --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE) --python .venv-bench/bin/python
+
+## assess: how ktv's scores rank real sung performances against a jury (MASTmelody in
+## ../shared/assess/mast; one line and exit 0 when the data is absent)
+assess:
+	$(SWIFT) build -c release --product ktv-bench
+	.build/release/ktv-bench assess
 
 ## fuzz: coverage-guided fuzzing (libFuzzer + AddressSanitizer) of every reader, FUZZ_SECONDS (60) per
 ## harness; a separate package (Fuzz/) built into .build-fuzz/. Exit 1 if any harness crashed.

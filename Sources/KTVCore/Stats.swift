@@ -12,6 +12,13 @@
 ///   with more than a share `q` of the values at or below it. For q = 0.5 it is the upper median. Level
 ///   estimates (a track's loud level, a median gain) use it, so they are always one of the values.
 /// - mean: the arithmetic mean, summed in order.
+/// - average ranks: 1-based ranks in ascending order, tied values sharing the mean of the ranks
+///   they occupy (scipy's `rankdata(method="average")`).
+/// - ROC AUC: the Mann-Whitney U statistic over the pairs (positive, negative), a pair counting 1
+///   when the positive is higher and 1/2 when the two are equal, divided by the number of pairs:
+///   the chance that a random positive scores above a random negative (scikit-learn's `roc_auc_score`).
+/// - Spearman correlation: the Pearson correlation of the two lists' average ranks (scipy's
+///   `spearmanr`, ties included).
 ///
 /// The order statistics take values **already sorted ascending**: callers usually want several
 /// statistics of one array, so it is sorted once. Every function returns nil for no values.
@@ -45,5 +52,53 @@ public enum Stats {
     public static func mean(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         return values.reduce(0, +) / Double(values.count)
+    }
+
+    /// The 1-based rank of each value in ascending order, in the values' order; tied values share the
+    /// mean of the ranks they occupy: [10, 20, 20, 5] → [2, 3.5, 3.5, 1]. NaN has no rank: keep it out.
+    public static func averageRanks(_ values: [Double]) -> [Double] {
+        let order = values.indices.sorted { values[$0] < values[$1] }
+        var ranks = [Double](repeating: 0, count: values.count)
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count, values[order[end]] == values[order[start]] { end += 1 }
+            // Positions start..<end hold equal values: ranks start+1 … end, whose mean is this.
+            let shared = Double(start + 1 + end) / 2
+            for k in start..<end { ranks[order[k]] = shared }
+            start = end
+        }
+        return ranks
+    }
+
+    /// ROC AUC of `positives` against `negatives` (higher = more positive): the Mann-Whitney U over all
+    /// (positive, negative) pairs, ties counted 1/2, divided by the number of pairs. 1 when every
+    /// positive is above every negative, 0.5 for no separation; nil when either list is empty.
+    /// Computed from rank sums, so it is exact (U = sum of the positives' ranks − n₊(n₊+1)/2).
+    public static func rocAUC(positives: [Double], negatives: [Double]) -> Double? {
+        guard !positives.isEmpty, !negatives.isEmpty else { return nil }
+        let ranks = averageRanks(positives + negatives)
+        let positiveCount = Double(positives.count)
+        let u = ranks.prefix(positives.count).reduce(0, +) - positiveCount * (positiveCount + 1) / 2
+        return u / (positiveCount * Double(negatives.count))
+    }
+
+    /// Spearman's rank correlation of paired lists: the Pearson correlation of their average ranks.
+    /// nil when the lists differ in length, hold fewer than two pairs, or either is constant (no
+    /// ranking to correlate).
+    public static func spearman(_ x: [Double], _ y: [Double]) -> Double? {
+        guard x.count == y.count, x.count >= 2 else { return nil }
+        let rx = averageRanks(x), ry = averageRanks(y)
+        // Both rank lists have the same mean, (n + 1) / 2.
+        let meanRank = Double(x.count + 1) / 2
+        var covariance = 0.0, varianceX = 0.0, varianceY = 0.0
+        for i in rx.indices {
+            let dx = rx[i] - meanRank, dy = ry[i] - meanRank
+            covariance += dx * dy
+            varianceX += dx * dx
+            varianceY += dy * dy
+        }
+        guard varianceX > 0, varianceY > 0 else { return nil }
+        return covariance / (varianceX * varianceY).squareRoot()
     }
 }

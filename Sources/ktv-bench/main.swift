@@ -254,7 +254,8 @@ case "split": benchSplit(args)
 case "replay": benchReplay(args)
 case "pitch": benchPitch(args)
 case "score": benchScore(args)
+case "assess": benchAssess(args)
 default:
-    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]")
+    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench assess [--shared DIR]")
     exit(args.isEmpty ? 0 : 64)
 }

@@ -33,4 +33,40 @@ import KTVCore
         #expect(Stats.mean([1, 2, 3, 10]) == 4)
         #expect(Stats.mean([]) == nil)
     }
+
+    @Test func averageRanks() {
+        // The two 20s occupy ranks 3 and 4 and share 3.5; the values keep their order.
+        #expect(Stats.averageRanks([10, 20, 20, 5]) == [2, 3.5, 3.5, 1])
+        // Three tied values occupy ranks 2, 3, 4: each gets 3.
+        #expect(Stats.averageRanks([7, 7, 1, 7]) == [3, 3, 1, 3])
+        #expect(Stats.averageRanks([4, 4]) == [1.5, 1.5])
+        #expect(Stats.averageRanks([]) == [])
+    }
+
+    @Test func rocAUC() {
+        // Pairs (positive, negative): 3>2, 3>1, 2=2 (½), 2>1, 2=2 (½), 2>1 → 5 of 6 pairs.
+        #expect(Stats.rocAUC(positives: [3, 2, 2], negatives: [2, 1]) == 5.0 / 6.0)
+        #expect(Stats.rocAUC(positives: [5, 6], negatives: [1, 2, 3]) == 1)
+        #expect(Stats.rocAUC(positives: [1, 2], negatives: [5, 6, 7]) == 0)
+        // Every pair tied: ½ each.
+        #expect(Stats.rocAUC(positives: [4, 4], negatives: [4]) == 0.5)
+        // 1 beats nothing, 3 beats 2, 5 beats 2 and 4: 3 of 6 pairs.
+        #expect(Stats.rocAUC(positives: [1, 3, 5], negatives: [2, 4]) == 0.5)
+        #expect(Stats.rocAUC(positives: [], negatives: [1]) == nil)
+        #expect(Stats.rocAUC(positives: [1], negatives: []) == nil)
+    }
+
+    @Test func spearman() {
+        #expect(Stats.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == 1)
+        #expect(Stats.spearman([1, 2, 3, 4], [9, 7, 5, -1]) == -1)
+        // Ranks of y = [1, 2.5, 2.5, 4]; deviations from 2.5: x (−1.5, −0.5, 0.5, 1.5), y (−1.5, 0, 0,
+        // 1.5); covariance 4.5, squares 5 and 4.5 → 4.5 / √22.5 = 3 / √10.
+        let tied = Stats.spearman([1, 2, 3, 4], [1, 2, 2, 3])
+        #expect(tied.map { abs($0 - 3 / 10.0.squareRoot()) < 1e-15 } == true)
+        // Monotone but not linear: ranks agree exactly.
+        #expect(Stats.spearman([1, 2, 3], [1, 100, 10_000]) == 1)
+        #expect(Stats.spearman([1, 2, 3], [5, 5, 5]) == nil)   // a constant list has no ranking
+        #expect(Stats.spearman([1], [2]) == nil)
+        #expect(Stats.spearman([1, 2], [1]) == nil)
+    }
 }
