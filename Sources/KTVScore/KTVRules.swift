@@ -249,10 +249,12 @@ public struct KTVRules: ScoringRules {
         return 100 * coverageCredit * pitchCredit * (1 - c.timingWeight + c.timingWeight * timingCredit)
     }
 
-    /// Whether the singer follows the melody's movement: the spread (interquartile range) of the
-    /// sung notes' pitches against the reference's, full credit from `movementShare` of it. A hum
-    /// or a monotone scores a few notes that sit at its pitch, but it does not sing the tune.
-    /// A reference spanning less than a semitone is not judged on this.
+    /// Whether the singer follows the melody's movement: the spread (mean absolute deviation) of the
+    /// sung notes' pitches against the reference's, full credit from `movementShare` of it. A hum or
+    /// a monotone scores a few notes that sit at its pitch, but it does not sing the tune. (A mean
+    /// deviation, not an interquartile range: with a dozen notes in two clusters, one note sung an
+    /// octave off moves the quartiles from one cluster to the other.) A reference whose notes
+    /// deviate by less than half a semitone is not judged on this.
     func movementCredit(_ notes: [NoteScore]) -> Double {
         var sung: [Double] = [], reference: [Double] = []
         for n in notes where n.score != nil {
@@ -260,12 +262,13 @@ public struct KTVRules: ScoringRules {
             sung.append(target + e)
             reference.append(target)
         }
-        sung.sort()
-        reference.sort()
-        func iqr(_ v: [Double]) -> Double { (Stats.percentile(v, 0.75) ?? 0) - (Stats.percentile(v, 0.25) ?? 0) }
-        let refSpread = iqr(reference)
-        guard sung.count >= 4, refSpread >= 100 else { return 1 }
-        return min(1, iqr(sung) / refSpread / Self.movementShare)
+        func spread(_ v: [Double]) -> Double {
+            guard let mean = Stats.mean(v) else { return 0 }
+            return Stats.mean(v.map { abs($0 - mean) }) ?? 0
+        }
+        let refSpread = spread(reference)
+        guard sung.count >= 4, refSpread >= 50 else { return 1 }
+        return min(1, spread(sung) / refSpread / Self.movementShare)
     }
 
     /// Free timing's rhythm: a note sung within 2^0.3 (±23 %) of its written length at the singer's

@@ -88,11 +88,10 @@ func majorityGrades(path: String) throws -> [String: Int] {
 /// Scores a performance against its reference (file paths); higher = better.
 typealias AssessScorer = (_ reference: String, _ performance: String) throws -> Double
 
-/// THE ALIGNER ktv is measured with, in this one place. The performances are sung freely after the
-/// piano, so a fixed latency is a placeholder until `FreeTimingAligner` lands; swap it in here:
-/// `FreeTimingAligner(reference: reference)`.
+/// The aligner ktv is measured with, in this one place: the performances are sung freely after the
+/// piano, so free timing (`ktv score --timing free`).
 func ktvAligner(reference: ReferenceMelody) -> any TakeAligner {
-    LatencyAligner(latencyMs: 0)
+    FreeTimingAligner(reference: reference)
 }
 
 /// ktv's score (0-100, ktv rules) with one `Scorer`; each reference is read, and its aligner made,
