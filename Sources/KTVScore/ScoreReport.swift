@@ -26,6 +26,10 @@ public enum ScoreReport {
                          ("word", .string(card.lines[m.line].notes[m.note].note.word))])
             })),
             ("extra_notes", .int(card.extraNotes)),
+            ("grade", card.warp != nil && card.rules == "ktv" ? .object([
+                ("calibrated_score", number(GradeCalibration.calibrated(card.score))),
+                ("level", .int(GradeCalibration.level(GradeCalibration.calibrated(card.score)))),
+            ]) : .null),
             ("totals", .object([
                 ("mean_abs_error_cents", number(card.meanAbsoluteErrorCents)),
                 ("mean_error_cents", number(card.meanErrorCents)),
@@ -76,6 +80,10 @@ public enum ScoreReport {
             out += "  notes start \(Int(abs(o).rounded())) ms \(o < 0 ? "early" : "late") on average\n"
         }
         let notes = judged.flatMap(\.notes).filter { $0.score != nil }
+        if card.warp != nil, card.rules == "ktv" {
+            let c = GradeCalibration.calibrated(card.score)
+            out += "  on a jury's scale (sing-back exams): \(String(format: "%.0f", c)) / 100, level \(GradeCalibration.level(c)) of 4\n"
+        }
         if let w = card.warp {
             out += "  free timing: sung at \(String(format: "%.2f", w.tempoRatio))× the reference's duration; local tempo \(String(format: "%.2f", w.largestCompression))-\(String(format: "%.2f", w.largestStretch))× of that\n"
         }

@@ -102,3 +102,18 @@ import KTVCore
         #expect(card.score >= 90, "\(card.score)")
     }
 }
+
+@Suite struct GradeCalibrationTests {
+    @Test func theLevelMeansLandOnTheirAnchorsAndTheMapRises() {
+        #expect(abs(GradeCalibration.calibrated(52.3) - 25) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(66.8) - 50) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(79.8) - 75) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(86.3) - 92) < 1e-9)
+        #expect(GradeCalibration.calibrated(0) == 0)
+        #expect(GradeCalibration.calibrated(100) == 100)
+        let values = stride(from: 0.0, through: 100, by: 0.5).map(GradeCalibration.calibrated)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
+        let levels: [Int] = [39.9, 40, 65, 85].map { GradeCalibration.level($0) }
+        #expect(levels == [1, 2, 3, 4])
+    }
+}
