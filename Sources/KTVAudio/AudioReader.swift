@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import KTVCore
 
 /// What libsndfile found in a file.
 public struct AudioInfo: Sendable, Equatable {
@@ -264,16 +265,20 @@ public struct AudioBuffer: Sendable {
 }
 
 /// Names formats libsndfile does not read, from their first bytes, so the error can say what the file is.
-enum FormatSniffer {
+public enum FormatSniffer {
     /// Reads the first bytes without ever trapping: an unreadable path simply names nothing.
     static func unsupportedName(path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var b = [UInt8](repeating: 0, count: 12)
-        let n = b.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, 12) }
-        guard n >= 0 else { return nil }
-        return unsupportedName(prefix: Array(b[0..<n]))
+        guard let prefix = try? FileIO.readPrefix(path, count: 12) else { return nil }
+        return unsupportedName(prefix: prefix)
+    }
+
+    /// Whether the first bytes are a container ktv reads as audio: RIFF/RF64 (WAV), fLaC, OggS,
+    /// FORM (AIFF), an ID3 tag or an MPEG frame sync (MP3). For callers that take either audio or
+    /// text (a pitch track) and must tell them apart before reading.
+    public static func isAudio(prefix head: [UInt8]) -> Bool {
+        func starts(_ s: String) -> Bool { head.starts(with: Array(s.utf8)) }
+        if starts("RIFF") || starts("RF64") || starts("fLaC") || starts("OggS") || starts("FORM") || starts("ID3") { return true }
+        return head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0
     }
 
     static func unsupportedName(prefix b: [UInt8]) -> String? {

@@ -78,7 +78,7 @@ public final class Scorer {
 
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
     public func take(path: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
-        if try Self.isAudio(path) {
+        if FormatSniffer.isAudio(prefix: try FileIO.readPrefix(path, count: 12)) {
             let track = try tracker().track(path: path, channel: .mix, accompaniment: accompaniment)
             return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations)
         }
@@ -114,13 +114,5 @@ public final class Scorer {
         let t = try PitchTracker(configuration: configuration.tracker)
         madeTracker = t
         return t
-    }
-
-    /// Audio by its magic: RIFF/RF64 (WAV), fLaC, OggS, FORM (AIFF), ID3 or an MPEG frame sync (MP3).
-    static func isAudio(_ path: String) throws -> Bool {
-        let head = try FileIO.readPrefix(path, count: 12)
-        func starts(_ s: String) -> Bool { head.starts(with: Array(s.utf8)) }
-        if starts("RIFF") || starts("RF64") || starts("fLaC") || starts("OggS") || starts("FORM") || starts("ID3") { return true }
-        return head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0
     }
 }
