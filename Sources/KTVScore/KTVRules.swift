@@ -128,18 +128,9 @@ public struct KTVRules: ScoringRules {
         let frames = SongFrames(take.contour)
         let judgedNotes = reference.notes.filter { $0.cents != nil && $0.kind != .freestyle && $0.durationMs > 0 }
         // The key: median error of every voiced frame inside a pitched note.
-        var errors: [Double] = []
-        var noteErrors: [(error: Double, weight: Double)] = []
-        for n in judgedNotes {
-            guard let target = n.cents else { continue }
-            var own: [Double] = []
-            frames.forEach(in: n.startMs, n.endMs) { _, cents in if let cents { own.append(cents - target) } }
-            errors += own
-            own.sort()
-            if let m = Stats.median(own) { noteErrors.append((m, Double(n.durationMs))) }
-        }
-        errors.sort()
-        let measured = Stats.median(errors) ?? 0
+        let keyErrors = frames.errors(against: judgedNotes)
+        let measured = keyErrors.median ?? 0
+        let noteErrors = keyErrors.perNote
         let octaves = 1200 * (measured / 1200).rounded()
         // A transposition is a claim that the melody was sung in another key: it holds when most of
         // the sung notes sit within `keyConfidenceCents` of it. A hum or random notes make no such
@@ -315,13 +306,22 @@ struct SongFrames {
 
     /// The take's key against the notes: the median of (sung − note) over every voiced frame inside
     /// a pitched note, cents; nil when no such frame was voiced.
-    func medianError(against notes: [MelodyNote]) -> Double? {
-        var errors: [Double] = []
+    func medianError(against notes: [MelodyNote]) -> Double? { errors(against: notes).median }
+
+    /// The errors behind the key: their median over every voiced frame inside a pitched note, and
+    /// each sung note's own median with its duration (ms) as weight.
+    func errors(against notes: [MelodyNote]) -> (median: Double?, perNote: [(error: Double, weight: Double)]) {
+        var all: [Double] = []
+        var perNote: [(error: Double, weight: Double)] = []
         for n in notes {
             guard let target = n.cents else { continue }
-            forEach(in: n.startMs, n.endMs) { _, cents in if let cents { errors.append(cents - target) } }
+            var own: [Double] = []
+            forEach(in: n.startMs, n.endMs) { _, cents in if let cents { own.append(cents - target) } }
+            all += own
+            own.sort()
+            if let m = Stats.median(own) { perNote.append((m, Double(n.durationMs))) }
         }
-        errors.sort()
-        return Stats.median(errors)
+        all.sort()
+        return (Stats.median(all), perNote)
     }
 }
