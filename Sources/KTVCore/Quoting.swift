@@ -20,3 +20,18 @@ public func quoted<S: StringProtocol>(_ text: S, limit: Int = 80) -> String {
     }
     return out + "`"
 }
+
+/// `s` with `&`, `<`, `>` and `"` escaped for XML text and attribute values (SVG reports).
+public func xmlEscaped(_ s: String) -> String {
+    var o = ""
+    for c in s {
+        switch c {
+        case "&": o += "&amp;"
+        case "<": o += "&lt;"
+        case ">": o += "&gt;"
+        case "\"": o += "&quot;"
+        default: o.append(c)
+        }
+    }
+    return o
+}

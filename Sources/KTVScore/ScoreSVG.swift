@@ -8,11 +8,6 @@ import KTVCore
 public enum ScoreSVG {
     static let width = 1100.0, panelHeight = 120.0, left = 64.0, right = 86.0, top = 70.0, gap = 26.0
 
-    static func esc(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
-
     static func f(_ v: Double) -> String { String(format: "%.1f", v) }
 
     static func color(_ score: Double?) -> String {
@@ -30,8 +25,8 @@ public enum ScoreSVG {
         var s = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="DejaVu Sans, Noto Sans CJK SC, Arial, sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="#ffffff"/>
-        <text x="\(left)" y="26" font-size="18" font-weight="bold">\(esc(title)): \(f(card.score))\(card.maxScore == 100 ? "" : " of \(Int(card.maxScore))")</text>
-        <text x="\(left)" y="48" fill="#555">rules \(esc(card.rules)) · notes: green good, amber fair, red poor, grey not judged · blue: your pitch\(card.keyShiftCents.magnitude >= 30 ? " · notes drawn in the key you sang (\(Int(card.keyShiftCents.rounded())) cents)" : "")</text>
+        <text x="\(left)" y="26" font-size="18" font-weight="bold">\(xmlEscaped(title)): \(f(card.score))\(card.maxScore == 100 ? "" : " of \(Int(card.maxScore))")</text>
+        <text x="\(left)" y="48" fill="#555">rules \(xmlEscaped(card.rules)) · notes: green good, amber fair, red poor, grey not judged · blue: your pitch\(card.keyShiftCents.magnitude >= 30 ? " · notes drawn in the key you sang (\(Int(card.keyShiftCents.rounded())) cents)" : "")</text>
 
         """
         for (row, line) in lines.enumerated() {
@@ -59,7 +54,7 @@ public enum ScoreSVG {
                 guard let target = n.targetCents ?? n.note.cents.map({ $0 + card.keyShiftCents }) else { continue }
                 let xa = x(Double(n.note.startMs)), xb = x(Double(n.note.endMs))
                 s += "<rect x=\"\(f(xa))\" y=\"\(f(y(target) - 6))\" width=\"\(f(max(2, xb - xa)))\" height=\"12\" rx=\"4\" fill=\"\(color(n.score))\" fill-opacity=\"0.55\"/>\n"
-                s += "<text x=\"\(f((xa + xb) / 2))\" y=\"\(f(y0 + panelHeight - 6))\" text-anchor=\"middle\" font-size=\"13\">\(esc(n.note.word.trimmingCharacters(in: .whitespaces)))</text>\n"
+                s += "<text x=\"\(f((xa + xb) / 2))\" y=\"\(f(y0 + panelHeight - 6))\" text-anchor=\"middle\" font-size=\"13\">\(xmlEscaped(n.note.word.trimmingCharacters(in: .whitespaces)))</text>\n"
             }
             // The sung pitch, broken where unvoiced, moved into the song's key.
             var path = "", pen = false

@@ -1,3 +1,5 @@
+import KTVCore
+
 /// Drift of each follower over time, one panel per lead → follower pair: the threshold band,
 /// the drift line, and every decision marked and colored by its verdict.
 public enum DriftSVG {
@@ -12,20 +14,6 @@ public enum DriftSVG {
         case .wrongTarget: return "#c62828"
         case .unexpected: return "#6a1b9a"
         }
-    }
-
-    static func esc(_ s: String) -> String {
-        var o = ""
-        for c in s {
-            switch c {
-            case "&": o += "&amp;"
-            case "<": o += "&lt;"
-            case ">": o += "&gt;"
-            case "\"": o += "&quot;"
-            default: o.append(c)
-            }
-        }
-        return o
     }
 
     static func num(_ v: Double) -> String { ReplayOutput.fixed(v, 1) }
@@ -58,7 +46,7 @@ public enum DriftSVG {
         var lx = left
         let legend: [(String, String)] = [("drift", "#1565c0"), ("threshold band", "#a5d6a7")] + Verdict.allCases.map { ("seek: \($0.rawValue)", color($0)) }
         for (label, c) in legend {
-            s += "<rect x=\"\(num(lx))\" y=\"34\" width=\"14\" height=\"10\" fill=\"\(c)\"/><text x=\"\(num(lx + 18))\" y=\"43\">\(esc(label))</text>\n"
+            s += "<rect x=\"\(num(lx))\" y=\"34\" width=\"14\" height=\"10\" fill=\"\(c)\"/><text x=\"\(num(lx + 18))\" y=\"43\">\(xmlEscaped(label))</text>\n"
             lx += 18 + Double(label.count) * 7 + 18
         }
         if !r.gaps.isEmpty {
@@ -88,7 +76,7 @@ public enum DriftSVG {
             }
             let title = "\(p.lead) → \(p.follower)  ·  \(p.rules.rawValue) rules, threshold \(p.thresholdMs) ms\(p.twoSided ? "" : " (one-sided: only a late follower is corrected)")"
                 + (p.drift.map { "  ·  median \(num($0.medianMs)) ms, p95 |d| \(num($0.p95AbsMs)) ms, max |d| \(num($0.maxAbsMs)) ms" } ?? "")
-            s += "<text x=\"\(left)\" y=\"\(num(py - 8))\" font-weight=\"bold\">\(esc(title))</text>\n"
+            s += "<text x=\"\(left)\" y=\"\(num(py - 8))\" font-weight=\"bold\">\(xmlEscaped(title))</text>\n"
             s += "<rect x=\"\(left)\" y=\"\(num(py))\" width=\"\(num(plotW))\" height=\"\(num(panelHeight))\" fill=\"#fafafa\" stroke=\"#9e9e9e\"/>\n"
             // Message gaps of this follower.
             for g in r.gaps where g.device == p.follower {
@@ -134,7 +122,7 @@ public enum DriftSVG {
                 } else {
                     s += "<line x1=\"\(num(xx))\" x2=\"\(num(xx))\" y1=\"\(num(py + 2))\" y2=\"\(num(py + panelHeight - 2))\" stroke=\"\(c)\" stroke-width=\"2\"\(d.verdict == .missing ? " stroke-dasharray=\"6,3\"" : "")/>"
                     s += "<path d=\"M\(num(xx - 6)) \(num(py + 2)) L\(num(xx + 6)) \(num(py + 2)) L\(num(xx)) \(num(py + 13)) Z\" fill=\"\(c)\"/>"
-                    s += "<text x=\"\(num(xx + 5))\" y=\"\(num(py + panelHeight - 8))\" fill=\"\(c)\" font-weight=\"bold\">\(esc(d.verdict.rawValue))</text>\n"
+                    s += "<text x=\"\(num(xx + 5))\" y=\"\(num(py + panelHeight - 8))\" fill=\"\(c)\" font-weight=\"bold\">\(xmlEscaped(d.verdict.rawValue))</text>\n"
                 }
             }
             // Storms: a bar under the markers, labelled where there is room for the label.
