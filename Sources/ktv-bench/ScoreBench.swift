@@ -162,16 +162,7 @@ func benchFreeTiming(dir: String, ktvPath: String) {
     let floor = bestOf(["--version"])
     let best = bestOf(["score", take20, "--reference", ref20, "--timing", "free", "--format", "json"])
     print("ktv score --timing free, 20 s take (2.9 ms hop), whole process: \(String(format: "%.0f", best * 1000)) ms best of 9 (target < 50 ms) -> \(best < 0.05 ? "PASS" : "FAIL"); `ktv --version` takes \(String(format: "%.0f", floor * 1000)) ms the same way, so the scoring itself \(String(format: "%.0f", (best - floor) * 1000)) ms")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-    p.arguments = ["-f", "%M", ktvPath, "score", take600, "--reference", ref600, "--timing", "free", "--format", "json"]
-    let err = Pipe()
-    p.standardError = err
-    p.standardOutput = FileHandle.nullDevice
-    let start = now()
-    do { try p.run() } catch { print("(no /usr/bin/time: peak memory not measured)"); return }
-    let data = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    let kb = Int(String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "") ?? 0
-    print("ktv score --timing free, 10-minute take against a 9-minute reference: \(String(format: "%.2f", now() - start)) s, peak RSS \(kb / 1024) MB (target < 200 MB) -> \(kb / 1024 < 200 ? "PASS" : "FAIL")")
+    let run = spawnMeasured(ktvPath, ["score", take600, "--reference", ref600, "--timing", "free", "--format", "json"])
+    guard run.status == 0 else { fail("ktv score --timing free on the 10-minute take exited \(run.status)") }
+    print("ktv score --timing free, 10-minute take against a 9-minute reference: \(String(format: "%.2f", run.seconds)) s, peak RSS \(String(format: "%.0f", run.peakMB)) MB (target < 200 MB) -> \(run.peakMB < 200 ? "PASS" : "FAIL")")
 }
