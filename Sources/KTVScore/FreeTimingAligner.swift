@@ -186,15 +186,16 @@ public struct FreeTimingAligner: TakeAligner {
         let width = 2 * w + 1
         func centre(_ i: Int) -> Int { n > 1 ? Int((Double(i) * Double(m - 1) / Double(n - 1)).rounded()) : 0 }
         let b = refSteps.map { $0 ?? .nan }
-        /// The banded DTW for one key: the accumulated cost at (n−1, m−1) and the path directions.
-        func warp(shift: Double) -> (cost: Double, directions: [UInt8]) {
+        /// The banded DTW for one key: the accumulated cost at (n−1, m−1), and, when `keepPath`, the
+        /// path directions (the only n × width allocation; candidate keys are compared without it).
+        func warp(shift: Double, keepPath: Bool) -> (cost: Double, directions: [UInt8]) {
             // The cost folds octaves: a singer who changes octave mid-phrase is still aligned on the
             // melody (the judge decides what the octave costs).
             // Banded DTW: row i (take step) holds columns centre(i) − w … centre(i) + w. Silence is NaN
             // in plain arrays, so the inner loop does no optional unwrapping.
             let a = takeSteps.map { $0.map { $0 - shift } ?? .nan }
             let cap = c.capCents, gap = c.gapCost
-            var directions = [UInt8](repeating: 0, count: n * width)  // 0 start, 1 diagonal, 2 from i−1, 3 from j−1
+            var directions = [UInt8](repeating: 0, count: keepPath ? n * width : 0)  // 0 start, 1 diagonal, 2 from i−1, 3 from j−1
             var previous = [Double](repeating: .infinity, count: width), row = [Double](repeating: .infinity, count: width)
             a.withUnsafeBufferPointer { a in
                 b.withUnsafeBufferPointer { b in
@@ -209,8 +210,9 @@ public struct FreeTimingAligner: TakeAligner {
                                 let bj = b[j]
                                 let here: Double
                                 if ai.isNaN { here = bj.isNaN ? 0 : gap } else if bj.isNaN { here = gap } else {
-                                    let d = (ai - bj).truncatingRemainder(dividingBy: 1200)
-                                    here = min(min(abs(d), 1200 - abs(d)), cap)
+                                    // The distance to the nearest whole octave apart (fmod costs more in this loop).
+                                    let d = ai - bj
+                                    here = min(abs(d - 1200 * (d * (1.0 / 1200)).rounded()), cap)
                                 }
                                 if i == 0 && j == 0 { row[k] = here; left = here; continue }
                                 // The previous row's columns j − 1 and j sit at k + shift − 1 and k + shift there.
@@ -224,7 +226,7 @@ public struct FreeTimingAligner: TakeAligner {
                                 let total = best + here
                                 row[k] = best.isFinite ? total : .infinity
                                 left = row[k]
-                                directions[i * width + k] = best.isFinite ? dir : 0
+                                if keepPath { directions[i * width + k] = best.isFinite ? dir : 0 }
                             }
                             swap(&previous, &row)
                         }
@@ -235,11 +237,14 @@ public struct FreeTimingAligner: TakeAligner {
             return (kEnd >= 0 && kEnd < width ? previous[kEnd] : .infinity, directions)
         }
         var shift = candidates[0]
-        var (bestCost, directions) = warp(shift: shift)
-        for candidate in candidates.dropFirst() {
-            let (cost, d) = warp(shift: candidate)
-            if cost < bestCost { bestCost = cost; directions = d; shift = candidate }
+        if candidates.count > 1 {
+            var bestCost = Double.infinity
+            for candidate in candidates {
+                let cost = warp(shift: candidate, keepPath: false).cost
+                if cost < bestCost { bestCost = cost; shift = candidate }
+            }
         }
+        let directions = warp(shift: shift, keepPath: true).directions
         // Backtrack from (n−1, m−1): the reference step of every take step (the mean when several).
         var refOfTake = [Double](repeating: 0, count: n), hits = [Int](repeating: 0, count: n)
         var i = n - 1, j = m - 1
