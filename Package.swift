@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "KTVPitch", targets: ["KTVPitch"]),
         .library(name: "KTVSync", targets: ["KTVSync"]),
         .library(name: "KTVScore", targets: ["KTVScore"]),
+        .library(name: "KTVBatch", targets: ["KTVBatch"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -38,14 +39,16 @@ let package = Package(
         // Scoring a take against a reference melody: references → notes, takes → pitch, alignment,
         // judging under a rule set, aggregation.
         .target(name: "KTVScore", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync"]),
+        // Scoring a manifest of takes: on every core, resumable, sharded across machines.
+        .target(name: "KTVBatch", dependencies: ["KTVCore", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore"]),
 
         .executableTarget(
             name: "ktv",
             dependencies: [
-                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore",
+                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore", "KTVBatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSynth", "KTVSync", "KTVScore"]),
+        .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSynth", "KTVSync", "KTVScore", "KTVBatch"]),
 
         .testTarget(name: "KTVCoreTests", dependencies: ["KTVCore"]),
         .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),
@@ -54,6 +57,7 @@ let package = Package(
         .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync", "KTVScore"]),
         .testTarget(name: "KTVSyncTests", dependencies: ["KTVSync", "KTVLyrics", "KTVCore"]),
         .testTarget(name: "KTVScoreTests", dependencies: ["KTVScore", "KTVPitch", "KTVLyrics", "KTVCore", "KTVSynth"]),
+        .testTarget(name: "KTVBatchTests", dependencies: ["KTVBatch", "KTVScore", "KTVCore"]),
         // The inputs the fuzzers saved (fixtures/fuzz/) through the harnesses' own code, which
         // FuzzTargets/ links to (Fuzz/Sources/FuzzTargets, the fuzz package beside this one).
         .testTarget(name: "KTVFuzzRegressionTests", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore"]),

@@ -100,10 +100,12 @@ public final class Scorer {
     }
 
     /// Aligns and judges a take, keeping the take on the song's clock (for pictures).
-    public func judged(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil) throws -> (card: ScoreCard, sung: SungTake) {
+    /// `rules`: this take's judge instead of the configuration's.
+    public func judged(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil,
+                       rules: (any ScoringRules)? = nil) throws -> (card: ScoreCard, sung: SungTake) {
         let latency = configuration.latencyMs ?? take.measuredLatencyMs ?? 0
         let sung = try (aligner ?? LatencyAligner(latencyMs: latency)).align(take.contour)
-        var card = try configuration.rules.judge(sung, against: reference)
+        var card = try (rules ?? configuration.rules).judge(sung, against: reference)
         card.timing = sung.warp == nil ? "locked" : "free"
         card.warp = sung.warp
         return (card, sung)

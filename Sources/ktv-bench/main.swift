@@ -235,11 +235,7 @@ func spawnMeasured(_ executable: String, _ arguments: [String]) -> (seconds: Dou
     do { try p.run() } catch { fail("cannot run \(executable): \(error)") }
     var peakKB = 0.0
     while p.isRunning {
-        if let status = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kb = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") {
-            peakKB = max(peakKB, kb)
-        }
+        if let bytes = ProcessMemory.peakResidentBytes(pid: p.processIdentifier) { peakKB = max(peakKB, Double(bytes) / 1024) }
         usleep(10_000)
     }
     p.waitUntilExit()

@@ -2,16 +2,16 @@ import ArgumentParser
 import KTVCore
 
 @main
-struct KTV: ParsableCommand {
+struct KTV: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
         commandName: "ktv",
         abstract: "Offline tools for karaoke content and recordings.",
         discussion: """
-        Exit codes: 0 ok, 1 findings (invalid lyrics), 64 usage error, 65 bad input data, 74 I/O error.
+        Exit codes: 0 ok, 1 findings (invalid lyrics, failed takes), 64 usage error, 65 bad input data, 74 I/O error.
         """,
         version: version,
-        subcommands: [LyricsCommand.self, SplitCommand.self, PitchCommand.self, ReplayCommand.self, ScoreCommand.self]
+        subcommands: [LyricsCommand.self, SplitCommand.self, PitchCommand.self, ReplayCommand.self, ScoreCommand.self, BatchCommand.self]
     )
 }

@@ -6,6 +6,7 @@ import KTVScore
 import KTVSync
 
 extension ScoringRuleSet: ExpressibleByArgument {}
+extension TakeRequest.Timing: ExpressibleByArgument {}
 
 /// `ktv score TAKE …` scores a take (the default subcommand); `ktv score notes REF` writes a reference's notes.
 struct ScoreCommand: ParsableCommand {

@@ -34,9 +34,7 @@ struct ScoreTakeCommand: ParsableCommand {
     var latencyMs: Double?
 
     @Option(help: "locked (the take runs with the song: latency, accompaniment, progress log) or free (aligned to the reference by dynamic time warping: any start, tempo, pauses).")
-    var timing: Timing = .locked
-
-    enum Timing: String, ExpressibleByArgument, CaseIterable { case locked, free }
+    var timing: TakeRequest.Timing = .locked
 
     @Option(help: "A progress log (docs/progress-log.md): the take is placed on the song through --device's record, progress and seek events.")
     var progressLog: String?
@@ -70,27 +68,25 @@ struct ScoreTakeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let card: ScoreCard, sungTake: SungTake
+        let result: Scorer.Result
         do {
             let scorer = try Scorer(configuration: try configuration())
             let melody = try scorer.reference(path: reference.reference, audio: reference.referenceAudio, lyricsPath: reference.lyrics,
                                               options: try reference.options())
-            let sung = try scorer.take(path: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs)
-            for t in sung.truncations { printError("ktv: warning: \(t)") }
-            var aligner: (any TakeAligner)? = try progressLog.map { log in
-                try ProgressLogAligner(log: try LogReader.read(paths: [log]), device: device ?? "",
-                                       latencyMs: latencyMs ?? sung.measuredLatencyMs ?? 0, logName: log)
-            }
-            if timing == .free {
-                aligner = FreeTimingAligner(reference: melody, keyShift: try ruleFlags.keyShiftValue())
-            }
-            (card, sungTake) = try scorer.judged(sung, reference: melody, aligner: aligner)
+            result = try scorer.score(try request(), reference: melody)
         } catch { throw scoreFailure(error) }
-        if let svg { try emit(Array(ScoreSVG.render(card, take: sungTake, title: (take as NSString).lastPathComponent).utf8), to: svg) }
+        for t in result.truncations { printError("ktv: warning: \(t)") }
+        if let svg { try emit(Array(ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent).utf8), to: svg) }
         switch format {
-        case .json: try emit(Array(ScoreReport.json(card, take: take, reference: reference.name).serialized().utf8), to: output)
-        case .text: try emit(Array(ScoreReport.text(card, take: take).utf8), to: output)
+        case .json: try emit(Array(ScoreReport.json(result.card, take: take, reference: reference.name).serialized().utf8), to: output)
+        case .text: try emit(Array(ScoreReport.text(result.card, take: take).utf8), to: output)
         }
+    }
+
+    /// The take and how to score it, as the library takes it.
+    func request() throws -> TakeRequest {
+        TakeRequest(take: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: latencyMs,
+                    progressLog: progressLog, device: device, rules: try ruleFlags.rules(rules), keyShift: try ruleFlags.keyShiftValue())
     }
 }
 
@@ -118,7 +114,8 @@ struct RuleFlags: ParsableArguments {
         do { return try KeyShift(parsing: keyShift) } catch { throw usageError(error) }
     }
 
-    func rules(_ set: ScoringRuleSet) throws -> any ScoringRules {
+    /// The rule sets' settings (not yet checked: `rules(_:)` checks them).
+    func options() throws -> ScoringRuleSet.Options {
         var options = ScoringRuleSet.Options()
         do {
             options.keyShift = try KeyShift(parsing: keyShift)
@@ -126,6 +123,11 @@ struct RuleFlags: ParsableArguments {
         } catch { throw usageError(error) }
         options.wholeSong = wholeSong
         options.agora = AgoraRulesConfiguration(level: level, compensationOffset: offset, progressIntervalMs: progressIntervalMs)
+        return options
+    }
+
+    func rules(_ set: ScoringRuleSet) throws -> any ScoringRules {
+        let options = try options()
         do { return try set.rules(options) } catch {
             throw error.parameterError.map { usageError($0, flags: ["compensationOffset": "--offset"]) } ?? ValidationError("\(error)")
         }

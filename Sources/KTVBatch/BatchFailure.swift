@@ -1,0 +1,59 @@
+import KTVAudio
+import KTVCore
+import KTVPitch
+import KTVScore
+import KTVSync
+
+/// Why one take failed: a short reason the summary counts by, and a message naming the file (and
+/// the line or time when known) and what is wrong.
+public struct BatchFailure: Error, Sendable, Equatable {
+    public enum Reason: String, Sendable, CaseIterable, Comparable {
+        /// The row's own values: a missing take or reference, a rule set that does not exist, a repeated id.
+        case row
+        /// A file the row names does not exist.
+        case missing
+        /// The reference cannot be read as a melody.
+        case reference
+        /// The take (or its accompaniment) is audio that cannot be decoded or used.
+        case audio
+        /// The take cannot be read as a pitch track, or holds nothing to score.
+        case take
+        /// The progress log cannot be read, or does not place the take.
+        case progressLog = "progress_log"
+        /// A file exists but cannot be read (permissions, a folder, a read error).
+        case io
+        /// Anything else while scoring.
+        case scoring
+
+        public static func < (a: Reason, b: Reason) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// The stage a failure happened in, which decides the reason when the error alone does not.
+    enum Stage { case reference, take }
+
+    public var reason: Reason
+    public var message: String
+
+    public init(reason: Reason, message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    init(_ error: Error, stage: Stage) {
+        message = "\(error)"
+        switch error {
+        case let e as BatchFailure: self = e
+        case let e as ScoreError:
+            switch e {
+            case .badReference: reason = .reference
+            case .badTake: reason = stage == .reference ? .reference : .take
+            case .invalidParameter: reason = .row
+            }
+        case is AudioError: reason = stage == .reference ? .reference : .audio
+        case is PitchError: reason = stage == .reference ? .reference : .take
+        case is SyncError: reason = .progressLog
+        case is FileIOError: reason = .io
+        default: reason = stage == .reference ? .reference : .scoring
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import KTVAudio
+import KTVCore
+import KTVSync
+
+/// One take to score and how: what `ktv score` and each row of `ktv batch` describe, so both go
+/// through one path (`Scorer.score(_:reference:)`).
+public struct TakeRequest: Sendable {
+    /// How the take is placed on the song's clock.
+    public enum Timing: String, Sendable, CaseIterable {
+        /// The take runs with the song: a latency (given, or measured from the accompaniment), or a progress log.
+        case locked
+        /// Aligned to the reference by dynamic time warping (`FreeTimingAligner`).
+        case free
+    }
+
+    /// The take: audio (tracked), or a pitch track.
+    public var take: String
+    /// The accompaniment played during an audio take: its bleed is cancelled and the latency measured.
+    public var accompaniment: String?
+    /// A take given as one Hz value per line: the interval between values, ms.
+    public var pitchIntervalMs: Int?
+    public var timing: Timing
+    /// The take's delay against the song, ms; nil: measured from the accompaniment, else 0.
+    public var latencyMs: Double?
+    /// A progress log placing the take on the song through `device`'s events.
+    public var progressLog: String?
+    public var device: String?
+    /// The judge.
+    public var rules: any ScoringRules
+    /// The key free timing aligns in (`auto`: estimated).
+    public var keyShift: KeyShift
+
+    public init(take: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil, timing: Timing = .locked,
+                latencyMs: Double? = nil, progressLog: String? = nil, device: String? = nil,
+                rules: any ScoringRules = KTVRules(), keyShift: KeyShift = .auto) {
+        self.take = take
+        self.accompaniment = accompaniment
+        self.pitchIntervalMs = pitchIntervalMs
+        self.timing = timing
+        self.latencyMs = latencyMs
+        self.progressLog = progressLog
+        self.device = device
+        self.rules = rules
+        self.keyShift = keyShift
+    }
+
+    /// The request with its settings checked: a latency in range, a log with its device, free
+    /// timing without a clock of its own.
+    public func validated() throws(ScoreError) -> TakeRequest {
+        if let latencyMs { do { try ScoreConfiguration.Spec.latencyMs.check(latencyMs) } catch { throw ScoreError(error) } }
+        if let pitchIntervalMs, !(1...10_000).contains(pitchIntervalMs) {
+            throw .invalidParameter(name: "pitchIntervalMs", value: "\(pitchIntervalMs)", allowed: "1...10000 ms")
+        }
+        if (progressLog == nil) != (device == nil) {
+            throw .invalidParameter(name: progressLog == nil ? "device" : "progressLog", value: "given alone",
+                                    allowed: "a progress log together with the device that recorded the take")
+        }
+        if timing == .free && (progressLog != nil || latencyMs != nil) {
+            throw .invalidParameter(name: "timing", value: "free", allowed: "free timing aligns the take itself: no progress log or latency with it")
+        }
+        return self
+    }
+}
+
+extension Scorer {
+    /// A scored take: the card, the take on the song's clock (for pictures), and the inputs that
+    /// stopped decoding early.
+    public struct Result: Sendable {
+        public var card: ScoreCard
+        public var sung: SungTake
+        public var truncations: [AudioTruncation]
+    }
+
+    /// Reads (or tracks) the take, places it on the song's clock as the request says, and judges it.
+    public func score(_ request: TakeRequest, reference: ReferenceMelody) throws -> Result {
+        let request = try request.validated()
+        let take = try self.take(path: request.take, accompaniment: request.accompaniment, pitchIntervalMs: request.pitchIntervalMs)
+        let latencyMs = request.latencyMs ?? take.measuredLatencyMs ?? 0
+        let aligner: any TakeAligner
+        if request.timing == .free {
+            aligner = FreeTimingAligner(reference: reference, keyShift: request.keyShift)
+        } else if let log = request.progressLog, let device = request.device {
+            aligner = try ProgressLogAligner(log: try LogReader.read(paths: [log]), device: device, latencyMs: latencyMs, logName: log)
+        } else {
+            aligner = LatencyAligner(latencyMs: latencyMs)
+        }
+        let (card, sung) = try judged(take, reference: reference, aligner: aligner, rules: request.rules)
+        return Result(card: card, sung: sung, truncations: take.truncations)
+    }
+}

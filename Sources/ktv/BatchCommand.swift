@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import KTVBatch
+import KTVCore
+import KTVScore
+
+/// `ktv batch MANIFEST`: every take a manifest lists, scored on every core into a JSON Lines file.
+struct BatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Score the takes a manifest lists: on every core, resumable, and split across machines with --shard.",
+        discussion: """
+        The manifest is CSV with a header row, or JSON Lines (- for standard input). Columns: id, take, reference (required);
+        lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms (a row's value
+        replaces the flag's). Relative paths are taken from the manifest's folder (the current folder for standard input).
+        An unknown column is an error. Each take gives one JSON line: {"id", "line", "status": "ok", "result": <ktv score
+        JSON>} or {"id", "line", "status": "error", "reason", "error"}. Exit 1 when any take failed.
+        Each worker tracks audio with one thread unless --threads says otherwise.
+        """)
+
+    @Argument(help: "The manifest: CSV (header row) or JSON Lines; - for standard input.")
+    var manifest: String
+
+    @Option(name: .shortAndLong, help: "The results, one JSON line per take in completion order; - for standard output.")
+    var output: String = "-"
+
+    @Option(help: ArgumentHelp(BatchConfiguration.Spec.jobs.help))
+    var jobs: Int?
+
+    @Flag(help: "Continue the results file: skip ids it holds with status ok, drop a line an earlier crash cut off, append.")
+    var resume = false
+
+    @Option(help: "Only shard K of N (K/N): the rows whose id's FNV-1a 64-bit hash mod N is K-1 (see the README).")
+    var shard: String?
+
+    @Flag(help: "Stop starting takes at the first failure (the takes in flight finish and are written).")
+    var failFast = false
+
+    @Option(help: "Progress on standard error: auto (a live bar on a terminal, a line every few seconds otherwise), always (the bar), never.")
+    var progress: ProgressMode = .auto
+
+    @Option(help: "Also write the summary as JSON here (atomically).")
+    var summary: String?
+
+    @Option(help: "Rule set for rows without a rules value: ktv, agora or ultrastar.")
+    var rules: ScoringRuleSet = .ktv
+
+    @OptionGroup var ruleFlags: RuleFlags
+
+    @Option(help: "Timing for rows without a timing value: locked or free.")
+    var timing: TakeRequest.Timing = .locked
+
+    @Option(help: ArgumentHelp("For rows without a latency_ms value: " + ScoreConfiguration.Spec.latencyMs.help))
+    var latencyMs: Double?
+
+    @Option(help: "For rows without a pitch_interval_ms value: takes given as one Hz value per line, the interval between values, ms.")
+    var pitchIntervalMs: Int?
+
+    @OptionGroup var tracker: TrackerOptions
+
+    func validate() throws {
+        _ = try configuration()
+        if resume && output == "-" { throw ValidationError("--resume continues a results file; give it with -o") }
+    }
+
+    func configuration() throws -> BatchConfiguration {
+        var c = BatchConfiguration()
+        if let jobs { c.jobs = jobs }
+        if let shard { do { c.shard = try BatchShard(parsing: shard) } catch { throw batchUsage(error) } }
+        c.failFast = failFast
+        var defaults = RowDefaults()
+        defaults.rules = rules
+        _ = try ruleFlags.rules(rules)
+        defaults.ruleOptions = try ruleFlags.options()
+        defaults.timing = timing
+        defaults.latencyMs = latencyMs
+        defaults.pitchIntervalMs = pitchIntervalMs
+        c.defaults = defaults
+        var t = try tracker.configuration()
+        t.threads = tracker.threads == 0 ? 1 : tracker.threads
+        c.tracker = t
+        do { return try c.validated() } catch { throw batchUsage(error) }
+    }
+
+    func run() async throws {
+        let config = try configuration()
+        let parsed: Manifest
+        do { parsed = try Manifest.read(path: manifest) } catch { throw batchFailure(error) }
+        let results: ResultsLog
+        do { results = try ResultsLog(path: output, resume: resume) } catch { throw batchFailure(error) }
+        for w in results.warnings { printError("ktv: warning: \(w)") }
+        let display = ProgressDisplay(mode: progress)
+        let done: BatchSummary
+        do {
+            done = try await BatchRunner.run(parsed, configuration: config, results: results) { display.show($0) }
+        } catch {
+            display.end()
+            if case .io(.brokenPipe) = error { throw ExitCode.success }
+            throw batchFailure(error)
+        }
+        display.end()
+        printError(done.text().trimmingCharacters(in: .newlines))
+        if let summary { try emit(Array((done.json().serialized() + "\n").utf8), to: summary) }
+        if done.failed > 0 { throw ExitCode(KTVExitCode.findings) }
+    }
+}
+
+enum ProgressMode: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
+
+/// Draws the progress on standard error: a bar redrawn in place, or a plain line every few seconds.
+final class ProgressDisplay: @unchecked Sendable {
+    private let bar: Bool, quiet: Bool
+    private var last = 0.0
+    private var drawn = false
+    private let lock = NSLock()
+    static let lineIntervalS = 5.0, barIntervalS = 0.1
+
+    init(mode: ProgressMode) {
+        quiet = mode == .never
+        bar = mode == .always || (mode == .auto && isatty(2) == 1)
+    }
+
+    func show(_ p: BatchProgress) {
+        guard !quiet else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let interval = bar ? Self.barIntervalS : Self.lineIntervalS
+        guard p.elapsedS - last >= interval || (bar && p.done == p.total) else { return }
+        last = p.elapsedS
+        if bar {
+            let width = 30
+            let filled = p.total > 0 ? min(width, p.done * width / p.total) : width
+            let text = "\r\u{1B}[2K[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + p.line
+            try? FileIO.writeAll(fd: 2, Array(text.utf8), path: "<stderr>")
+            drawn = true
+        } else {
+            printError("ktv batch: " + p.line)
+        }
+    }
+
+    /// Ends the bar's line.
+    func end() {
+        lock.lock()
+        defer { lock.unlock() }
+        if drawn { try? FileIO.writeAll(fd: 2, Array("\n".utf8), path: "<stderr>") }
+        drawn = false
+    }
+}
+
+/// A batch setting out of range: a usage error naming the flag.
+func batchUsage(_ error: BatchError) -> Error {
+    error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
+}
+
+/// Exit code and message for a batch that cannot run: a bad manifest 65, files 74, results already there 64.
+func batchFailure(_ error: BatchError) -> Error {
+    switch error {
+    case let .resultsExist(path, bytes):
+        printError("ktv: \(path): already holds \(bytes) bytes of results; pass --resume to continue it, or remove it to start over")
+        return ExitCode(KTVExitCode.usage)
+    case .io:
+        printError("ktv: \(error)")
+        return ExitCode(KTVExitCode.ioError)
+    case .invalidParameter:
+        return batchUsage(error)
+    case .badManifest, .badResults:
+        printError("ktv: \(error)")
+        return ExitCode(KTVExitCode.dataError)
+    }
+}
