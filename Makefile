@@ -69,6 +69,7 @@ bench:
 	.build/release/ktv-bench split --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench replay --hours 3 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench score --takes 1000 --audio-takes 20 --ktv $(KTV_RELEASE)
+	.build/release/ktv-bench batch --takes 200 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench assess
 	@# Python peers (aubio, librosa) from PyPI into a virtualenv; the bench runs without them if this fails.
 	-@[ -x .venv-bench/bin/python ] || (python3 -m venv .venv-bench && .venv-bench/bin/pip install -q numpy soundfile librosa aubio)

@@ -67,33 +67,9 @@ func benchScore(_ args: [String]) {
         print("| \(takes) pitch tracks (CSV, 10 ms) | 3 min | \(f3(wall)) | \(String(format: "%.0f", Double(takes) / wall)) | \(String(format: "%.0f", Double(takes) * songS / wall)) | \(String(format: "%.1f", total / Double(takes))) |")
     } catch { fail("\(error)") }
 
-    // 20 audio takes of 30 s: a voice, and the accompaniment under it at −10 dB, 120 ms late.
-    let rate = 44100.0
     let seconds = 30.0
-    var accSynth = AccompanimentSynthesizer()
-    accSynth.sampleRate = rate
-    let accompaniment = accSynth.render(seconds: seconds, seed: 5)
-    let accPath = dir + "/accompaniment.wav"
-    do { try AudioBuffer(sampleRate: rate, channels: [accompaniment]).write(path: accPath, format: .wav16) } catch { fail("\(error)") }
-    var synth = VoiceSynthesizer()
-    synth.sampleRate = rate
-    let melody30 = VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...74, seed: 8)
-    let json30 = "[" + melody30.map { "{\"start_ms\": \(Int($0.start * 1000)), \"duration_ms\": \(Int($0.duration * 1000)), \"midi\": \(Int($0.midi.rounded()))}" }
-        .joined(separator: ",") + "]"
-    let reference30 = dir + "/reference30.json"
-    do { try FileIO.writeAtomically(Array(json30.utf8), to: reference30) } catch { fail("\(error)") }
-    let lag = Int(0.12 * rate)
-    var audioPaths: [String] = []
-    for k in 0..<min(audioTakes, 4) {
-        let voice = synth.render(melody30, seconds: seconds, seed: UInt64(20 + k)).samples
-        var mic = [Float](repeating: 0, count: voice.count)
-        for i in 0..<mic.count {
-            mic[i] = (i >= lag ? voice[i - lag] : 0) + (i >= lag && i - lag < accompaniment.count ? 0.3 * accompaniment[i - lag] : 0)
-        }
-        let p = dir + "/take\(k).wav"
-        do { try AudioBuffer(sampleRate: rate, channels: [mic]).write(path: p, format: .wav16) } catch { fail("\(error)") }
-        audioPaths.append(p)
-    }
+    let set = makeAudioTakes(dir: dir, count: min(audioTakes, 4), seconds: seconds)
+    let (reference30, accPath, audioPaths) = (set.reference, set.accompaniment, set.takes)
     var latencies: [Double] = []
     var scores: [Double] = []
     let start = now()
@@ -165,4 +141,36 @@ func benchFreeTiming(dir: String, ktvPath: String) {
     let run = spawnMeasured(ktvPath, ["score", take600, "--reference", ref600, "--timing", "free", "--format", "json"])
     guard run.status == 0 else { fail("ktv score --timing free on the 10-minute take exited \(run.status)") }
     print("ktv score --timing free, 10-minute take against a 9-minute reference: \(String(format: "%.2f", run.seconds)) s, peak RSS \(String(format: "%.0f", run.peakMB)) MB (target < 200 MB) -> \(run.peakMB < 200 ? "PASS" : "FAIL")")
+}
+
+/// Audio takes of `seconds` at 44.1 kHz sung from one generated melody (a notes JSON): a voice, and
+/// the accompaniment under it at −10 dB, both 120 ms late (the recording latency), each take with
+/// its own voice seed. Returns the paths of the reference, the accompaniment and the takes.
+func makeAudioTakes(dir: String, count: Int, seconds: Double) -> (reference: String, accompaniment: String, takes: [String]) {
+    let rate = 44100.0
+    var accSynth = AccompanimentSynthesizer()
+    accSynth.sampleRate = rate
+    let accompaniment = accSynth.render(seconds: seconds, seed: 5)
+    let accPath = dir + "/accompaniment.wav"
+    do { try AudioBuffer(sampleRate: rate, channels: [accompaniment]).write(path: accPath, format: .wav16) } catch { fail("\(error)") }
+    var synth = VoiceSynthesizer()
+    synth.sampleRate = rate
+    let melody30 = VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...74, seed: 8)
+    let json30 = "[" + melody30.map { "{\"start_ms\": \(Int($0.start * 1000)), \"duration_ms\": \(Int($0.duration * 1000)), \"midi\": \(Int($0.midi.rounded()))}" }
+        .joined(separator: ",") + "]"
+    let reference30 = dir + "/reference30.json"
+    do { try FileIO.writeAtomically(Array(json30.utf8), to: reference30) } catch { fail("\(error)") }
+    let lag = Int(0.12 * rate)
+    var audioPaths: [String] = []
+    for k in 0..<count {
+        let voice = synth.render(melody30, seconds: seconds, seed: UInt64(20 + k)).samples
+        var mic = [Float](repeating: 0, count: voice.count)
+        for i in 0..<mic.count {
+            mic[i] = (i >= lag ? voice[i - lag] : 0) + (i >= lag && i - lag < accompaniment.count ? 0.3 * accompaniment[i - lag] : 0)
+        }
+        let p = dir + "/take\(k).wav"
+        do { try AudioBuffer(sampleRate: rate, channels: [mic]).write(path: p, format: .wav16) } catch { fail("\(error)") }
+        audioPaths.append(p)
+    }
+    return (reference30, accPath, audioPaths)
 }

@@ -226,11 +226,12 @@ func benchSplit(_ args: [String]) {
 
 /// Runs a command and reports its own peak resident memory: VmHWM from /proc/PID/status, sampled
 /// every 10 ms. (wait4's ru_maxrss would also count the forked parent's pages from before exec.)
-func spawnMeasured(_ executable: String, _ arguments: [String]) -> (seconds: Double, status: Int32, peakMB: Double) {
+func spawnMeasured(_ executable: String, _ arguments: [String], quiet: Bool = false) -> (seconds: Double, status: Int32, peakMB: Double) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = arguments
     p.standardOutput = FileHandle.nullDevice
+    if quiet { p.standardError = FileHandle.nullDevice }
     let start = now()
     do { try p.run() } catch { fail("cannot run \(executable): \(error)") }
     var peakKB = 0.0
@@ -251,7 +252,8 @@ case "replay": benchReplay(args)
 case "pitch": benchPitch(args)
 case "score": benchScore(args)
 case "assess": benchAssess(args)
+case "batch": benchBatch(args)
 default:
-    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench assess [--shared DIR]")
+    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench assess [--shared DIR]")
     exit(args.isEmpty ? 0 : 64)
 }
