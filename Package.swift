@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "KTVLyricsTests", dependencies: ["KTVLyrics", "KTVCore"]),
         .testTarget(name: "KTVPitchTests", dependencies: ["KTVPitch", "KTVAudio", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVAudioTests", dependencies: ["KTVAudio", "KTVCore", "KTVSynth"]),
-        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync", "KTVScore"]),
+        .testTarget(name: "KTVCLITests", dependencies: ["ktv", "KTVLyrics", "KTVCore", "KTVAudio", "KTVSynth", "KTVSync", "KTVScore", "KTVBatch"]),
         .testTarget(name: "KTVSyncTests", dependencies: ["KTVSync", "KTVLyrics", "KTVCore"]),
         .testTarget(name: "KTVScoreTests", dependencies: ["KTVScore", "KTVPitch", "KTVLyrics", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVBatchTests", dependencies: ["KTVBatch", "KTVScore", "KTVCore"]),

@@ -27,6 +27,9 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(BatchConfiguration.Spec.jobs.help))
     var jobs: Int?
 
+    @Option(help: ArgumentHelp(BatchConfiguration.Spec.referenceCacheSize.help))
+    var referenceCacheSize = BatchConfiguration.Spec.referenceCacheSize.defaultValue
+
     @Flag(help: "Continue the results file: skip ids it holds with status ok, drop a line an earlier crash cut off, append.")
     var resume = false
 
@@ -66,6 +69,7 @@ struct BatchCommand: AsyncParsableCommand {
     func configuration() throws -> BatchConfiguration {
         var c = BatchConfiguration()
         if let jobs { c.jobs = jobs }
+        c.referenceCacheSize = referenceCacheSize
         if let shard { do { c.shard = try BatchShard(parsing: shard) } catch { throw batchUsage(error) } }
         c.failFast = failFast
         var defaults = RowDefaults()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import KTVAudio
+import KTVBatch
 import KTVCore
 import KTVLyrics
 import KTVPitch
@@ -22,6 +23,7 @@ import KTVSync
         ("score-agora", AgoraRulesConfiguration.Spec.all),
         ("score-ultrastar", UltraStarRulesConfiguration.Spec.all),
         ("score", ScoreConfiguration.Spec.all + TakeReader.Spec.all + ReferenceOptions.Spec.all),
+        ("batch", BatchConfiguration.Spec.all),
     ]
 
     @Test func readmeTablesMatchTheDeclarations() throws {
