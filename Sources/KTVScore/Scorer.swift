@@ -78,7 +78,11 @@ public final class Scorer {
 
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
     public func take(path: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
-        if FormatSniffer.isAudio(prefix: try FileIO.readPrefix(path, count: 12)) {
+        // Binary bytes that are no audio container ktv knows go to the audio reader too: its error
+        // says what the file looks like, where a pitch-track reader could only say "not text".
+        let prefix = try FileIO.readPrefix(path, count: 64)
+        let binary = prefix.contains { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) || $0 == 0x7F }
+        if binary || FormatSniffer.isAudio(prefix: prefix) {
             let track = try tracker().track(path: path, channel: .mix, accompaniment: accompaniment)
             return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations)
         }

@@ -96,7 +96,7 @@ final class BatchScratch {
         #expect(rows["good"]?["result"]?["score"]?.number == 100)
         #expect(try #require(rows["flat"]?["result"]?["score"]?.number) < 60)
         #expect(rows["agora"]?["result"]?["rules"]?.string == "agora")
-        let expected: [String: String] = ["corrupt": "take", "missing": "missing", "empty": "take", "badref": "reference",
+        let expected: [String: String] = ["corrupt": "audio", "missing": "missing", "empty": "take", "badref": "reference",
                                           "rules": "row", "key": "row", "latency": "row", "noreference": "row"]
         for (id, reason) in expected {
             #expect(rows[id]?["status"]?.string == "error", "\(id)")
@@ -109,7 +109,7 @@ final class BatchScratch {
         #expect(rows["noreference"]?["line"] == .int(12))
         #expect(summary.scored == 3)
         #expect(summary.failed == 8)
-        #expect(summary.failuresByReason == [.take: 2, .missing: 1, .reference: 1, .row: 4])
+        #expect(summary.failuresByReason == [.audio: 1, .take: 1, .missing: 1, .reference: 1, .row: 4])
         #expect(summary.scores["ktv"]?.count == 2)
         #expect(summary.scores["agora"]?.count == 1)
     }
