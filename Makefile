@@ -70,19 +70,20 @@ SPARK_TAKES ?= 200
 SPARK_PARTITIONS ?= 4
 SPARK_OUT := .build/spark-demo
 PYSPARK_VERSION := 3.5.*
+# apt-get install as root, or through sudo (as `setup` does); the packages follow.
+APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 spark-demo:
-	@if command -v java >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null; then :; else \
-	  missing=""; command -v java >/dev/null 2>&1 || missing="openjdk-17-jre-headless"; \
-	  python3 -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
-	  echo "installing: $$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@command -v java >/dev/null 2>&1 || { echo "installing: openjdk-17-jre-headless"; \
+	  $(APT_INSTALL) openjdk-17-jre-headless; }; }
 	@java -version 2>&1 | head -n 1
+	@# Debian's own python3 needs python3-venv for `python3 -m venv`: installed when the first try fails.
 	@if .venv-spark/bin/python -c 'import pyspark' 2>/dev/null; then :; else \
-	  echo "installing pyspark==$(PYSPARK_VERSION) into .venv-spark"; \
-	  python3 -m venv .venv-spark && .venv-spark/bin/pip install -q 'pyspark==$(PYSPARK_VERSION)'; \
+	  echo "installing pyspark==$(PYSPARK_VERSION) into .venv-spark"; rm -rf .venv-spark; \
+	  { python3 -m venv .venv-spark || { echo "installing: python3-venv"; rm -rf .venv-spark; \
+	    $(APT_INSTALL) python3-venv; } && python3 -m venv .venv-spark; }; } && \
+	  .venv-spark/bin/pip install -q 'pyspark==$(PYSPARK_VERSION)'; \
 	fi
 	@.venv-spark/bin/python -c 'import pyspark, sys; print("pyspark", pyspark.__version__, "on Python", sys.version.split()[0])'
 	@if [ "$(KTV_RELEASE)" = ".build/release/ktv" ]; then $(SWIFT) build -c release --product ktv; \
