@@ -7,7 +7,7 @@ DEMO_OUT := .build/demo
 # test input), sox (the split benchmark's peer).
 APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev pkg-config python3 lame sox
 
-.PHONY: setup build release test demo bench assess fuzz fuzz-smoke clean
+.PHONY: setup build release test demo spark-demo bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -60,6 +60,38 @@ demo: release
 	@echo "== ktv replay fixtures/replay/demo.jsonl --svg $(DEMO_OUT)/replay-drift.svg (findings expected: the room has injected faults)"
 	-@$(KTV_RELEASE) replay fixtures/replay/demo.jsonl --svg $(DEMO_OUT)/replay-drift.svg --csv $(DEMO_OUT)/replay-drift.csv
 	@echo "wrote $(DEMO_OUT)/replay-drift.svg (drift per singer, seeks colored by verdict) and $(DEMO_OUT)/replay-drift.csv"
+
+## spark-demo: score generated takes on Apache Spark (local mode): Java 17 from apt if `java` is
+## missing (as root, or with sudo), PySpark from PyPI into .venv-spark, each partition's manifest rows
+## piped through `ktv batch - -o -`, results in Parquet, then a report (examples/spark/README.md).
+## KTV_RELEASE=/path/to/ktv uses that binary instead of building one; SPARK_TAKES (200) and
+## SPARK_PARTITIONS (4) size the run.
+SPARK_TAKES ?= 200
+SPARK_PARTITIONS ?= 4
+SPARK_OUT := .build/spark-demo
+PYSPARK_VERSION := 3.5.*
+# apt-get install as root, or through sudo (as `setup` does); the packages follow.
+APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+spark-demo:
+	@command -v java >/dev/null 2>&1 || { echo "installing: openjdk-17-jre-headless"; \
+	  $(APT_INSTALL) openjdk-17-jre-headless; }; }
+	@java -version 2>&1 | head -n 1
+	@# Debian's own python3 needs python3-venv for `python3 -m venv`: installed when the first try fails.
+	@if .venv-spark/bin/python -c 'import pyspark' 2>/dev/null; then :; else \
+	  echo "installing pyspark==$(PYSPARK_VERSION) into .venv-spark"; rm -rf .venv-spark; \
+	  { python3 -m venv .venv-spark || { echo "installing: python3-venv"; rm -rf .venv-spark; \
+	    $(APT_INSTALL) python3-venv; } && python3 -m venv .venv-spark; }; } && \
+	  .venv-spark/bin/pip install -q 'pyspark==$(PYSPARK_VERSION)'; \
+	fi
+	@.venv-spark/bin/python -c 'import pyspark, sys; print("pyspark", pyspark.__version__, "on Python", sys.version.split()[0])'
+	@if [ "$(KTV_RELEASE)" = ".build/release/ktv" ]; then $(SWIFT) build -c release --product ktv; \
+	else echo "using $(KTV_RELEASE) (not building)"; fi
+	@rm -rf $(SPARK_OUT) && mkdir -p $(SPARK_OUT)
+	python3 examples/spark/make_takes.py $(SPARK_OUT) --takes $(SPARK_TAKES)
+	.venv-spark/bin/python examples/spark/score_with_spark.py --ktv $(abspath $(KTV_RELEASE)) \
+	  --manifest $(SPARK_OUT)/manifest.jsonl --out $(SPARK_OUT)/results.parquet --partitions $(SPARK_PARTITIONS)
 
 ## bench: performance targets (release build)
 bench:
