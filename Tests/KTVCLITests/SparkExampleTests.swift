@@ -83,9 +83,9 @@ enum SparkExample {
         let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(summary["rows"] as? Int == takes + 4)
         #expect(summary["by_status"] as? [String: Int] == ["ok": takes, "error": 4])
-        // bad-missing: the take file does not exist; bad-corrupt (random bytes) and bad-empty: the
-        // take cannot be read; bad-rules: the row itself is wrong (rules: karaoke).
-        #expect(summary["by_reason"] as? [String: Int] == ["missing": 1, "take": 2, "row": 1])
+        // bad-missing: the take file does not exist; bad-corrupt (random bytes): not audio ktv can
+        // decode; bad-empty: no pitch track in it; bad-rules: the row itself is wrong (rules: karaoke).
+        #expect(summary["by_reason"] as? [String: Int] == ["missing": 1, "audio": 1, "take": 1, "row": 1])
         let check = try #require(summary["id_check"] as? [String: Any])
         #expect(check["ok"] as? Bool == true, "\(check)")
         #expect(check["manifest_ids"] as? Int == takes + 4)

@@ -30,7 +30,7 @@ import os
 import random
 
 HOP_S = 0.010
-BAD_ROWS = {"bad-missing": "missing", "bad-corrupt": "take", "bad-empty": "take", "bad-rules": "row"}
+BAD_ROWS = {"bad-missing": "missing", "bad-corrupt": "audio", "bad-empty": "take", "bad-rules": "row"}
 
 
 def melody(rng, start_ms=1000):
