@@ -8,7 +8,13 @@ import KTVAudio
 // is the recording latency. Pass 2 subtracts the predicted echo (an FIR of `filterMs` from just before
 // the first arrival) and tracks the residual; frames whose residual is not clearly above what is left
 // of the echo count as accompaniment-only. Both passes stream; pass 1 keeps at most
-// `estimationS` of spectra, so an hour-long take needs no more memory than a short one.
+// `estimationS` of spectra and of samples (which pass 2 replays, so nothing is decoded or
+// resampled twice), so an hour-long take needs no more memory than a short one.
+//
+// Methods: iteratively reweighted least squares (Holland & Welsch 1977, see `EchoPathEstimator`);
+// overlap-save convolution for pass 2 (Oppenheim & Schafer, "Discrete-Time Signal Processing",
+// 3rd ed., §8.7.3, see `EchoConvolver`). `AccompanimentCanceller` is the reusable worker: spectra,
+// buffers and one FFT plan made once, for every take a tracker scores.
 
 /// Settings of the canceller. Every number is declared once in `Spec` (unit, range, default).
 public struct CancellerConfiguration: Sendable, Equatable {
@@ -135,16 +141,17 @@ final class LockstepReader {
 public final class EchoPathEstimator {
     public let configuration: CancellerConfiguration
     public let rateHz: Double
-    let maxLag: Int, m: Int, pre: Int, size: Int, hop: Int, maxFrames: Int
+    let maxLag: Int, m: Int, pre: Int, size: Int, hop: Int, maxFrames: Int, width: Int
     let fft: RealFFT
     let window: [Float]
-    /// Spectra of the frames collected, one after the other: `2 * bins` interleaved (re, im) per frame.
+    /// Spectra of the frames collected, one after the other: per frame `width` real parts, then
+    /// `width` imaginary parts (`bins` rounded up to a multiple of 8, the tail zero, for SIMD loops).
     var takeSpectra: [Float] = [], accSpectra: [Float] = []
     var frames = 0
     /// Input not yet framed: samples from `bufStart` on (dropped in one go at the end of each `feed`).
     var bufT: [Float] = [], bufA: [Float] = []
     var bufStart = 0
-    var scratch: [Float]
+    var scratch: [Float], spectrum: [Float]
 
     public init(configuration: CancellerConfiguration = CancellerConfiguration(), rateHz: Double) throws {
         let c = try configuration.validated()
@@ -161,7 +168,9 @@ public final class EchoPathEstimator {
         fft = RealFFT(size: size)
         window = RealFFT.hannWindow(size: size)
         maxFrames = max(1, Int(c.estimationS * rateHz) / hop)
+        width = (fft.bins + 7) / 8 * 8
         scratch = [Float](repeating: 0, count: size)
+        spectrum = [Float](repeating: 0, count: 2 * fft.bins)
     }
 
     /// Forgets the input fed so far (buffers and the FFT plan are kept): the worker is ready for the next take.
@@ -172,6 +181,15 @@ public final class EchoPathEstimator {
         bufT.removeAll(keepingCapacity: true)
         bufA.removeAll(keepingCapacity: true)
         bufStart = 0
+    }
+
+    /// Makes room for the frames of a take of `seconds` (at most `estimationS`), so that collecting
+    /// them does not move the spectra collected so far.
+    func reserve(seconds: Double) {
+        guard seconds.isFinite, seconds > 0 else { return }
+        let count = min(maxFrames, Int(seconds * rateHz) / hop + 2) * 2 * width
+        takeSpectra.reserveCapacity(count)
+        accSpectra.reserveCapacity(count)
     }
 
     /// True once `estimationS` have been collected: further blocks are ignored.
@@ -197,26 +215,34 @@ public final class EchoPathEstimator {
 
     /// The next frame (zero-padded past the input), its spectra appended; the input advances by a hop.
     private func frame() {
-        let size = self.size, spectrumLength = 2 * fft.bins, start = bufStart
+        let size = self.size, bins = fft.bins, start = bufStart
         let available = min(size, bufT.count - start)
-        takeSpectra.append(contentsOf: repeatElement(0, count: spectrumLength))
-        accSpectra.append(contentsOf: repeatElement(0, count: spectrumLength))
-        let at = frames * spectrumLength
-        window.withUnsafeBufferPointer { w in
-            scratch.withUnsafeMutableBufferPointer { x in
-                for (input, spectra) in [(bufT, 0), (bufA, 1)] {
+        let width = self.width
+        takeSpectra.append(contentsOf: repeatElement(0, count: 2 * width))
+        accSpectra.append(contentsOf: repeatElement(0, count: 2 * width))
+        let at = frames * 2 * width
+        func transform(_ input: [Float], into spectra: inout [Float]) {
+            window.withUnsafeBufferPointer { w in
+                scratch.withUnsafeMutableBufferPointer { x in
                     input.withUnsafeBufferPointer { b in
                         for i in 0..<available { x[i] = b[start + i] * w[i] }
                     }
                     for i in available..<size { x[i] = 0 }
-                    if spectra == 0 {
-                        takeSpectra.withUnsafeMutableBufferPointer { fft.forward(x.baseAddress!, count: size, into: $0.baseAddress! + at) }
-                    } else {
-                        accSpectra.withUnsafeMutableBufferPointer { fft.forward(x.baseAddress!, count: size, into: $0.baseAddress! + at) }
+                    spectrum.withUnsafeMutableBufferPointer { z in
+                        fft.forward(x.baseAddress!, count: size, into: z.baseAddress!)
+                        spectra.withUnsafeMutableBufferPointer { out in
+                            let re = out.baseAddress! + at, im = re + width
+                            for k in 0..<bins {
+                                re[k] = z[2 * k]
+                                im[k] = z[2 * k + 1]
+                            }
+                        }
                     }
                 }
             }
         }
+        transform(bufT, into: &takeSpectra)
+        transform(bufA, into: &accSpectra)
         frames += 1
         bufStart += min(hop, bufT.count - start)
     }
@@ -233,7 +259,7 @@ public final class EchoPathEstimator {
         let c = configuration, rate = rateHz, bins = fft.bins, m = self.m, pre = self.pre, maxLag = self.maxLag
         let fit = takeSpectra.withUnsafeBufferPointer { t in
             accSpectra.withUnsafeBufferPointer { a in
-                EchoPathFit(take: t.baseAddress!, accompaniment: a.baseAddress!, frames: frames, bins: bins)
+                EchoPathFit(take: t.baseAddress!, accompaniment: a.baseAddress!, frames: frames, bins: bins, width: width)
             }
         }
         let meanAA = fit.sAA.reduce(0, +) / Double(bins)
@@ -295,108 +321,129 @@ public final class EchoPathEstimator {
 }
 
 /// The weighted least-squares solve of the echo path over stored spectra, and its reweighting
-/// (Holland & Welsch 1977, see `EchoPathEstimator`). Spectra are `frames` rows of `bins`
-/// interleaved (re, im) pairs; sums run in Double, frame by frame in order, so results do not
-/// depend on how the loops are written.
+/// (Holland & Welsch 1977, see `EchoPathEstimator`). Spectra are `frames` rows of `width` real
+/// parts followed by `width` imaginary parts (`bins` of them used, the rest zero; `width` a
+/// multiple of 8). Per (frame, bin) values are Float (they only weigh), 8 bins at a time; the sums
+/// over frames are Double, per bin.
 struct EchoPathFit {
-    let frames: Int, bins: Int
-    /// Σ_f |A|² per bin.
+    let frames: Int, bins: Int, width: Int
+    /// Σ_f |A|² per bin (`width` values).
     let sAA: [Double]
 
-    init(take: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, frames: Int, bins: Int) {
+    init(take: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, frames: Int, bins: Int, width: Int) {
+        precondition(width % 8 == 0 && width >= bins)
         self.frames = frames
         self.bins = bins
-        var s = [Double](repeating: 0, count: bins)
+        self.width = width
+        var s = [Double](repeating: 0, count: width)
         s.withUnsafeMutableBufferPointer { s in
             for f in 0..<frames {
-                let a = a + 2 * bins * f
-                for k in 0..<bins { s[k] += Double(a[2 * k] * a[2 * k] + a[2 * k + 1] * a[2 * k + 1]) }
+                let ar = a + 2 * width * f, ai = ar + width
+                for k in Swift.stride(from: 0, to: width, by: 8) {
+                    let yr = load8(ar + k), yi = load8(ai + k)
+                    add8(s.baseAddress! + k, yr * yr + yi * yi)
+                }
             }
         }
-        sAA = s
+        sAA = Array(s[0..<bins])
+    }
+
+    /// Σ_f w·T·conj(A), Σ_f w·|A|² and Σ_f w per bin into `sums` (4 × width: real part, imaginary
+    /// part, denominator, weight), w = 1 / (`residual` + floor), or 1 when `residual` is nil.
+    private func normalEquations(take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>,
+                                 residual: UnsafePointer<Float>?, floor: Float, into sums: UnsafeMutablePointer<Double>) {
+        let width = self.width
+        let sr = sums, si = sums + width, sd = sums + 2 * width, sw = sums + 3 * width
+        sums.update(repeating: 0, count: 4 * width)
+        for f in 0..<frames {
+            let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width
+            for k in Swift.stride(from: 0, to: width, by: 8) {
+                let w = residual.map { 1 / (load8($0 + width * f + k) + floor) } ?? SIMD8(repeating: 1)
+                let (tr, ti, ar, ai) = (load8(xr + k), load8(xi + k), load8(yr + k), load8(yi + k))
+                add8(sr + k, w * (tr * ar + ti * ai))
+                add8(si + k, w * (ti * ar - tr * ai))
+                add8(sd + k, w * (ar * ar + ai * ai))
+                add8(sw + k, w)
+            }
+        }
     }
 
     /// The plain least-squares path (every weight 1), λ added to the denominator.
     func solve(take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, lambda: Double) -> (re: [Double], im: [Double]) {
-        var numRe = [Double](repeating: 0, count: bins), numIm = [Double](repeating: 0, count: bins), den = [Double](repeating: 0, count: bins)
-        numRe.withUnsafeMutableBufferPointer { nr in
-            numIm.withUnsafeMutableBufferPointer { ni in
-                den.withUnsafeMutableBufferPointer { d in
-                    for f in 0..<frames {
-                        let t = t + 2 * bins * f, a = a + 2 * bins * f
-                        for k in 0..<bins {
-                            let (xr, xi, yr, yi) = (Double(t[2 * k]), Double(t[2 * k + 1]), Double(a[2 * k]), Double(a[2 * k + 1]))
-                            nr[k] += xr * yr + xi * yi
-                            ni[k] += xi * yr - xr * yi
-                            d[k] += yr * yr + yi * yi
-                        }
-                    }
-                }
-            }
-        }
+        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * width)
+        defer { sums.deallocate() }
+        normalEquations(take: t, accompaniment: a, residual: nil, floor: 0, into: sums)
         var re = [Double](repeating: 0, count: bins), im = [Double](repeating: 0, count: bins)
         for k in 0..<bins {
-            re[k] = numRe[k] / (den[k] + lambda)
-            im[k] = numIm[k] / (den[k] + lambda)
+            re[k] = sums[k] / (sums[2 * width + k] + lambda)
+            im[k] = sums[width + k] / (sums[2 * width + k] + lambda)
         }
         return (re, im)
     }
 
     /// Iteratively reweighted least squares from `start`, weights 1/|residual|^exponent (1 or 2).
-    /// Residuals and weights are computed in Float (they only weigh), the normal equations summed in Double.
     func reweighted(_ start: (re: [Double], im: [Double]), exponent: Int, take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>,
                     lambda: Double, iterations: Int) -> (re: [Double], im: [Double]) {
         var hRe = start.re, hIm = start.im
         guard iterations > 0 else { return (hRe, hIm) }
-        let n = frames * bins, bins = self.bins
-        let residual = UnsafeMutablePointer<Float>.allocate(capacity: n)
-        let h = UnsafeMutablePointer<Float>.allocate(capacity: 2 * bins)
-        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 3 * bins)
-        defer { residual.deallocate(); h.deallocate(); sums.deallocate() }
+        let n = frames * bins, bins = self.bins, width = self.width
+        let residual = UnsafeMutablePointer<Float>.allocate(capacity: frames * width)
+        let hr = UnsafeMutablePointer<Float>.allocate(capacity: width), hi = UnsafeMutablePointer<Float>.allocate(capacity: width)
+        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * width)
+        defer { residual.deallocate(); hr.deallocate(); hi.deallocate(); sums.deallocate() }
+        hr.initialize(repeating: 0, count: width)
+        hi.initialize(repeating: 0, count: width)
         for _ in 1...iterations {
-            for k in 0..<bins { h[2 * k] = Float(hRe[k]); h[2 * k + 1] = Float(hIm[k]) }
-            // |residual|^exponent per (frame, bin), and their total.
+            for k in 0..<bins { hr[k] = Float(hRe[k]); hi[k] = Float(hIm[k]) }
+            // |residual|^exponent per (frame, bin) (0 past `bins`: there T = A = H = 0), and their total.
+            sums.update(repeating: 0, count: width)
+            for f in 0..<frames {
+                let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width, r = residual + width * f
+                for k in Swift.stride(from: 0, to: width, by: 8) {
+                    let (h1, h2, ar, ai) = (load8(hr + k), load8(hi + k), load8(yr + k), load8(yi + k))
+                    let rr = load8(xr + k) - (h1 * ar - h2 * ai)
+                    let ri = load8(xi + k) - (h1 * ai + h2 * ar)
+                    var v = rr * rr + ri * ri
+                    switch exponent {
+                    case 2: break
+                    case 1: v = v.squareRoot()
+                    default: for j in 0..<8 { v[j] = Float(pow(Double(v[j]), Double(exponent) / 2)) }
+                    }
+                    store8(r + k, v)
+                    add8(sums + k, v)
+                }
+            }
             var total = 0.0
-            for f in 0..<frames {
-                let t = t + 2 * bins * f, a = a + 2 * bins * f, r = residual + bins * f
-                var frameTotal: Float = 0
-                for k in 0..<bins {
-                    let yr = a[2 * k], yi = a[2 * k + 1], hr = h[2 * k], hi = h[2 * k + 1]
-                    let rr = t[2 * k] - (hr * yr - hi * yi)
-                    let ri = t[2 * k + 1] - (hr * yi + hi * yr)
-                    let p = rr * rr + ri * ri
-                    let v = exponent == 2 ? p : (exponent == 1 ? p.squareRoot() : Float(pow(Double(p), Double(exponent) / 2)))
-                    r[k] = v
-                    frameTotal += v
-                }
-                total += Double(frameTotal)
-            }
+            for k in 0..<bins { total += sums[k] }
             let floor = Float(1e-3 * total / Double(n))
-            // Weights 1/(|r|^e + floor), and the weighted normal equations, in one pass.
+            // Weights 1/(|r|^e + floor) and the weighted normal equations, in one pass.
+            normalEquations(take: t, accompaniment: a, residual: residual, floor: floor, into: sums)
             var wsum = 0.0
-            sums.update(repeating: 0, count: 3 * bins)
-            for f in 0..<frames {
-                let t = t + 2 * bins * f, a = a + 2 * bins * f, r = residual + bins * f
-                var frameWeight: Float = 0
-                for k in 0..<bins {
-                    let w = 1 / (r[k] + floor)
-                    frameWeight += w
-                    let xr = t[2 * k], xi = t[2 * k + 1], yr = a[2 * k], yi = a[2 * k + 1]
-                    sums[3 * k] += Double(w * (xr * yr + xi * yi))
-                    sums[3 * k + 1] += Double(w * (xi * yr - xr * yi))
-                    sums[3 * k + 2] += Double(w * (yr * yr + yi * yi))
-                }
-                wsum += Double(frameWeight)
-            }
+            for k in 0..<bins { wsum += sums[3 * width + k] }
             // λ scaled like the weights, so the loading keeps its relative size across iterations.
             let load = lambda * (wsum / Double(n))
             for k in 0..<bins {
-                hRe[k] = sums[3 * k] / (sums[3 * k + 2] + load)
-                hIm[k] = sums[3 * k + 1] / (sums[3 * k + 2] + load)
+                hRe[k] = sums[k] / (sums[2 * width + k] + load)
+                hIm[k] = sums[width + k] / (sums[2 * width + k] + load)
             }
         }
         return (hRe, hIm)
     }
+}
+
+@inline(__always) private func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+@inline(__always) private func store8(_ p: UnsafeMutablePointer<Float>, _ v: SIMD8<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+}
+
+/// p[0..<8] += v, in Double.
+@inline(__always) private func add8(_ p: UnsafeMutablePointer<Double>, _ v: SIMD8<Float>) {
+    let raw = UnsafeMutableRawPointer(p)
+    raw.storeBytes(of: raw.loadUnaligned(as: SIMD4<Double>.self) + SIMD4<Double>(v.lowHalf), as: SIMD4<Double>.self)
+    raw.storeBytes(of: raw.loadUnaligned(fromByteOffset: 32, as: SIMD4<Double>.self) + SIMD4<Double>(v.highHalf), toByteOffset: 32, as: SIMD4<Double>.self)
 }
 
 /// Pass 2 of the cancellation, as a streaming worker: subtracts the echo the path predicts from
@@ -455,6 +502,7 @@ public final class AccompanimentCanceller {
         let rate = rateHz
         estimator.reset()
         let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        estimator.reserve(seconds: reader.take.info.durationS)
         // Pass 1: the echo path from the first `estimationS`, kept for pass 2.
         var held: [(take: [Float], acc: [Float])] = []
         while !estimator.isFull {
