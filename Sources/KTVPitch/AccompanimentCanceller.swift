@@ -8,7 +8,13 @@ import KTVAudio
 // is the recording latency. Pass 2 subtracts the predicted echo (an FIR of `filterMs` from just before
 // the first arrival) and tracks the residual; frames whose residual is not clearly above what is left
 // of the echo count as accompaniment-only. Both passes stream; pass 1 keeps at most
-// `estimationS` of spectra, so an hour-long take needs no more memory than a short one.
+// `estimationS` of spectra and of samples (which pass 2 replays, so nothing is decoded or
+// resampled twice), so an hour-long take needs no more memory than a short one.
+//
+// Methods: iteratively reweighted least squares (Holland & Welsch 1977, see `EchoPathEstimator`);
+// overlap-save convolution for pass 2 (Oppenheim & Schafer, "Discrete-Time Signal Processing",
+// 3rd ed., §8.7.3, see `EchoConvolver`). `AccompanimentCanceller` is the reusable worker: spectra,
+// buffers and one FFT plan made once, for every take a tracker scores.
 
 /// Settings of the canceller. Every number is declared once in `Spec` (unit, range, default).
 public struct CancellerConfiguration: Sendable, Equatable {
@@ -135,13 +141,17 @@ final class LockstepReader {
 public final class EchoPathEstimator {
     public let configuration: CancellerConfiguration
     public let rateHz: Double
-    let maxLag: Int, m: Int, pre: Int, size: Int, hop: Int, maxFrames: Int
+    let maxLag: Int, m: Int, pre: Int, size: Int, hop: Int, maxFrames: Int, width: Int
     let fft: RealFFT
     let window: [Float]
-    var takeSpectra: [[Float]] = [], accSpectra: [[Float]] = []  // interleaved re, im per frame
-    var tr: [Float] = [], ti: [Float] = [], ar: [Float] = [], ai: [Float] = []
-    var ft: [Float], fa: [Float]
+    /// Spectra of the frames collected, one after the other: per frame `width` real parts, then
+    /// `width` imaginary parts (`bins` rounded up to a multiple of 8, the tail zero, for SIMD loops).
+    var takeSpectra: [Float] = [], accSpectra: [Float] = []
+    var frames = 0
+    /// Input not yet framed: samples from `bufStart` on (dropped in one go at the end of each `feed`).
     var bufT: [Float] = [], bufA: [Float] = []
+    var bufStart = 0
+    var scratch: [Float], spectrum: [Float]
 
     public init(configuration: CancellerConfiguration = CancellerConfiguration(), rateHz: Double) throws {
         let c = try configuration.validated()
@@ -158,12 +168,32 @@ public final class EchoPathEstimator {
         fft = RealFFT(size: size)
         window = RealFFT.hannWindow(size: size)
         maxFrames = max(1, Int(c.estimationS * rateHz) / hop)
-        ft = [Float](repeating: 0, count: size)
-        fa = [Float](repeating: 0, count: size)
+        width = (fft.bins + 7) / 8 * 8
+        scratch = [Float](repeating: 0, count: size)
+        spectrum = [Float](repeating: 0, count: 2 * fft.bins)
+    }
+
+    /// Forgets the input fed so far (buffers and the FFT plan are kept): the worker is ready for the next take.
+    public func reset() {
+        takeSpectra.removeAll(keepingCapacity: true)
+        accSpectra.removeAll(keepingCapacity: true)
+        frames = 0
+        bufT.removeAll(keepingCapacity: true)
+        bufA.removeAll(keepingCapacity: true)
+        bufStart = 0
+    }
+
+    /// Makes room for the frames of a take of `seconds` (at most `estimationS`), so that collecting
+    /// them does not move the spectra collected so far.
+    func reserve(seconds: Double) {
+        guard seconds.isFinite, seconds > 0 else { return }
+        let count = min(maxFrames, Int(seconds * rateHz) / hop + 2) * 2 * width
+        takeSpectra.reserveCapacity(count)
+        accSpectra.reserveCapacity(count)
     }
 
     /// True once `estimationS` have been collected: further blocks are ignored.
-    public var isFull: Bool { takeSpectra.count >= maxFrames }
+    public var isFull: Bool { frames >= maxFrames }
 
     /// Feeds the next blocks of the take and of the accompaniment (the accompaniment is taken as 0
     /// where it is shorter).
@@ -171,110 +201,98 @@ public final class EchoPathEstimator {
         guard !isFull else { return }
         bufT += take
         bufA += accompaniment.prefix(take.count)
-        if accompaniment.count < take.count { bufA += [Float](repeating: 0, count: take.count - accompaniment.count) }
-        while !isFull && bufT.count >= size { frame() }
+        if accompaniment.count < take.count { bufA += repeatElement(0, count: take.count - accompaniment.count) }
+        while !isFull && bufT.count - bufStart >= size { frame() }
+        compact()
     }
 
+    private func compact() {
+        guard bufStart > 0 else { return }
+        bufT.removeFirst(bufStart)
+        bufA.removeFirst(bufStart)
+        bufStart = 0
+    }
+
+    /// The next frame (zero-padded past the input), its spectra appended; the input advances by a hop.
     private func frame() {
-        let bins = fft.bins
-        for i in 0..<size {
-            ft[i] = i < bufT.count ? bufT[i] * window[i] : 0
-            fa[i] = i < bufA.count ? bufA[i] * window[i] : 0
+        let size = self.size, bins = fft.bins, start = bufStart
+        let available = min(size, bufT.count - start)
+        let width = self.width
+        takeSpectra.append(contentsOf: repeatElement(0, count: 2 * width))
+        accSpectra.append(contentsOf: repeatElement(0, count: 2 * width))
+        let at = frames * 2 * width
+        func transform(_ input: [Float], into spectra: inout [Float]) {
+            window.withUnsafeBufferPointer { w in
+                scratch.withUnsafeMutableBufferPointer { x in
+                    input.withUnsafeBufferPointer { b in
+                        for i in 0..<available { x[i] = b[start + i] * w[i] }
+                    }
+                    for i in available..<size { x[i] = 0 }
+                    spectrum.withUnsafeMutableBufferPointer { z in
+                        fft.forward(x.baseAddress!, count: size, into: z.baseAddress!)
+                        spectra.withUnsafeMutableBufferPointer { out in
+                            let re = out.baseAddress! + at, im = re + width
+                            for k in 0..<bins {
+                                re[k] = z[2 * k]
+                                im[k] = z[2 * k + 1]
+                            }
+                        }
+                    }
+                }
+            }
         }
-        fft.forward(ft, re: &tr, im: &ti)
-        fft.forward(fa, re: &ar, im: &ai)
-        var ts = [Float](repeating: 0, count: 2 * bins), as_ = [Float](repeating: 0, count: 2 * bins)
-        for k in 0..<bins {
-            ts[2 * k] = tr[k]; ts[2 * k + 1] = ti[k]
-            as_[2 * k] = ar[k]; as_[2 * k + 1] = ai[k]
-        }
-        takeSpectra.append(ts)
-        accSpectra.append(as_)
-        let drop = min(hop, bufT.count)
-        bufT.removeFirst(drop)
-        bufA.removeFirst(min(drop, bufA.count))
+        transform(bufT, into: &takeSpectra)
+        transform(bufA, into: &accSpectra)
+        frames += 1
+        bufStart += min(hop, bufT.count - start)
     }
 
     /// Ends the input (the tail becomes a last, zero-padded frame) and fits the path.
     public func finish() throws -> EchoPath {
         while !isFull {
-            if bufT.isEmpty || (bufT.count < hop && !takeSpectra.isEmpty) { break }
+            let remaining = bufT.count - bufStart
+            if remaining == 0 || (remaining < hop && frames > 0) { break }
             frame()
         }
-        guard !takeSpectra.isEmpty else { throw PitchError.noAudio("the take has no samples") }
-        let c = configuration, rate = rateHz, bins = fft.bins, fft = self.fft, m = self.m, pre = self.pre, maxLag = self.maxLag
-        let takeSpectra = self.takeSpectra, accSpectra = self.accSpectra
-        let frames = takeSpectra.count
-        var sAA = [Double](repeating: 0, count: bins)
-        for f in 0..<frames {
-            let a = accSpectra[f]
-            for k in 0..<bins { sAA[k] += Double(a[2 * k] * a[2 * k] + a[2 * k + 1] * a[2 * k + 1]) }
+        compact()
+        guard frames > 0 else { throw PitchError.noAudio("the take has no samples") }
+        let c = configuration, rate = rateHz, bins = fft.bins, m = self.m, pre = self.pre, maxLag = self.maxLag
+        let fit = takeSpectra.withUnsafeBufferPointer { t in
+            accSpectra.withUnsafeBufferPointer { a in
+                EchoPathFit(take: t.baseAddress!, accompaniment: a.baseAddress!, frames: frames, bins: bins, width: width)
+            }
         }
-        let meanAA = sAA.reduce(0, +) / Double(bins)
+        let meanAA = fit.sAA.reduce(0, +) / Double(bins)
         guard meanAA > 1e-12 else {
             throw PitchError.noAudio("the accompaniment is silent; nothing to cancel")
         }
         let lambda = c.regularization * meanAA
-        /// Iteratively reweighted least squares with weights 1/|residual|^exponent.
-        func fit(exponent: Double) -> (re: [Double], im: [Double]) {
-            var hRe = [Double](repeating: 0, count: bins), hIm = [Double](repeating: 0, count: bins)
-            var weights = [[Float]](repeating: [Float](repeating: 1, count: bins), count: frames)
-            var meanWeight = 1.0
-            for iteration in 0...c.reweightingIterations {
-                if iteration > 0 {
-                    var total = 0.0
-                    for f in 0..<frames {
-                        let t = takeSpectra[f], a = accSpectra[f]
-                        for k in 0..<bins {
-                            let rr = Double(t[2 * k]) - (hRe[k] * Double(a[2 * k]) - hIm[k] * Double(a[2 * k + 1]))
-                            let ri = Double(t[2 * k + 1]) - (hRe[k] * Double(a[2 * k + 1]) + hIm[k] * Double(a[2 * k]))
-                            let r = pow(rr * rr + ri * ri, exponent / 2)
-                            weights[f][k] = Float(r)
-                            total += r
-                        }
-                    }
-                    let floor = 1e-3 * total / Double(frames * bins)
-                    var wsum = 0.0
-                    for f in 0..<frames {
-                        for k in 0..<bins {
-                            let w = 1 / (Double(weights[f][k]) + floor)
-                            weights[f][k] = Float(w)
-                            wsum += w
-                        }
-                    }
-                    meanWeight = wsum / Double(frames * bins)
-                }
-                var numRe = [Double](repeating: 0, count: bins), numIm = [Double](repeating: 0, count: bins), den = [Double](repeating: 0, count: bins)
-                for f in 0..<frames {
-                    let t = takeSpectra[f], a = accSpectra[f], w = weights[f]
-                    for k in 0..<bins {
-                        let wk = Double(w[k])
-                        let (xr, xi, yr, yi) = (Double(t[2 * k]), Double(t[2 * k + 1]), Double(a[2 * k]), Double(a[2 * k + 1]))
-                        numRe[k] += wk * (xr * yr + xi * yi)
-                        numIm[k] += wk * (xi * yr - xr * yi)
-                        den[k] += wk * (yr * yr + yi * yi)
-                    }
-                }
-                // λ scaled like the weights, so the loading keeps its relative size across iterations.
-                let load = lambda * meanWeight
-                for k in 0..<bins {
-                    hRe[k] = numRe[k] / (den[k] + load)
-                    hIm[k] = numIm[k] / (den[k] + load)
+        // Both weightings start from the same plain least-squares fit (every weight 1).
+        let plain = takeSpectra.withUnsafeBufferPointer { t in
+            accSpectra.withUnsafeBufferPointer { a in
+                fit.solve(take: t.baseAddress!, accompaniment: a.baseAddress!, lambda: lambda)
+            }
+        }
+        func refined(exponent: Int) -> (re: [Double], im: [Double]) {
+            var h = takeSpectra.withUnsafeBufferPointer { t in
+                accSpectra.withUnsafeBufferPointer { a in
+                    fit.reweighted(plain, exponent: exponent, take: t.baseAddress!, accompaniment: a.baseAddress!,
+                                   lambda: lambda, iterations: c.reweightingIterations)
                 }
             }
-            hRe[0] = 0
-            hIm[0] = 0
-            return (hRe, hIm)
+            h.re[0] = 0
+            h.im[0] = 0
+            return h
         }
         // Two weightings, each for what it does best (measured on the shared scenes): squared
         // residuals (1/|r|²) give the sharpest first arrival, i.e. the latency; absolute residuals
         // (1/|r|, least absolute deviations) give the path that cancels best, also with no voice at all.
-        let sharp = fit(exponent: 2)
+        let sharp = refined(exponent: 2)
         var hLatency: [Float] = []
         fft.inverse(re: sharp.re.map { Float($0) }, im: sharp.im.map { Float($0) }, into: &hLatency)
-        let (hRe, hIm) = fit(exponent: 1)
+        let (hRe, hIm) = refined(exponent: 1)
         var echoPower = 0.0
-        for k in 0..<bins { echoPower += (hRe[k] * hRe[k] + hIm[k] * hIm[k]) * sAA[k] }
+        for k in 0..<bins { echoPower += (hRe[k] * hRe[k] + hIm[k] * hIm[k]) * fit.sAA[k] }
         var h: [Float] = []
         fft.inverse(re: hRe.map { Float($0) }, im: hIm.map { Float($0) }, into: &h)
         // Latency: the first arrival. The strongest tap is often a reflection (the direct sound was
@@ -297,9 +315,135 @@ public final class EchoPathEstimator {
         // arrival costs the latency figure, never the cancellation.
         let offset = max(0, min(local, peak - Int(0.04 * rate)) - pre)
         let taps = (0..<m).map { offset + $0 < h.count ? h[offset + $0] : 0 }
-        let gain = (echoPower / sAA.reduce(0, +)).squareRoot()
+        let gain = (echoPower / fit.sAA.reduce(0, +)).squareRoot()
         return EchoPath(rate: rate, offset: offset, taps: taps, latencyMs: latency, gain: gain)
     }
+}
+
+/// The weighted least-squares solve of the echo path over stored spectra, and its reweighting
+/// (Holland & Welsch 1977, see `EchoPathEstimator`). Spectra are `frames` rows of `width` real
+/// parts followed by `width` imaginary parts (`bins` of them used, the rest zero; `width` a
+/// multiple of 8). Per (frame, bin) values are Float (they only weigh), 8 bins at a time; the sums
+/// over frames are Double, per bin.
+struct EchoPathFit {
+    let frames: Int, bins: Int, width: Int
+    /// Σ_f |A|² per bin (`width` values).
+    let sAA: [Double]
+
+    init(take: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, frames: Int, bins: Int, width: Int) {
+        precondition(width % 8 == 0 && width >= bins)
+        self.frames = frames
+        self.bins = bins
+        self.width = width
+        var s = [Double](repeating: 0, count: width)
+        s.withUnsafeMutableBufferPointer { s in
+            for f in 0..<frames {
+                let ar = a + 2 * width * f, ai = ar + width
+                for k in Swift.stride(from: 0, to: width, by: 8) {
+                    let yr = load8(ar + k), yi = load8(ai + k)
+                    add8(s.baseAddress! + k, yr * yr + yi * yi)
+                }
+            }
+        }
+        sAA = Array(s[0..<bins])
+    }
+
+    /// Σ_f w·T·conj(A), Σ_f w·|A|² and Σ_f w per bin into `sums` (4 × width: real part, imaginary
+    /// part, denominator, weight), w = 1 / (`residual` + floor), or 1 when `residual` is nil.
+    private func normalEquations(take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>,
+                                 residual: UnsafePointer<Float>?, floor: Float, into sums: UnsafeMutablePointer<Double>) {
+        let width = self.width
+        let sr = sums, si = sums + width, sd = sums + 2 * width, sw = sums + 3 * width
+        sums.update(repeating: 0, count: 4 * width)
+        for f in 0..<frames {
+            let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width
+            for k in Swift.stride(from: 0, to: width, by: 8) {
+                let w = residual.map { 1 / (load8($0 + width * f + k) + floor) } ?? SIMD8(repeating: 1)
+                let (tr, ti, ar, ai) = (load8(xr + k), load8(xi + k), load8(yr + k), load8(yi + k))
+                add8(sr + k, w * (tr * ar + ti * ai))
+                add8(si + k, w * (ti * ar - tr * ai))
+                add8(sd + k, w * (ar * ar + ai * ai))
+                add8(sw + k, w)
+            }
+        }
+    }
+
+    /// The plain least-squares path (every weight 1), λ added to the denominator.
+    func solve(take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, lambda: Double) -> (re: [Double], im: [Double]) {
+        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * width)
+        defer { sums.deallocate() }
+        normalEquations(take: t, accompaniment: a, residual: nil, floor: 0, into: sums)
+        var re = [Double](repeating: 0, count: bins), im = [Double](repeating: 0, count: bins)
+        for k in 0..<bins {
+            re[k] = sums[k] / (sums[2 * width + k] + lambda)
+            im[k] = sums[width + k] / (sums[2 * width + k] + lambda)
+        }
+        return (re, im)
+    }
+
+    /// Iteratively reweighted least squares from `start`, weights 1/|residual|^exponent (1 or 2).
+    func reweighted(_ start: (re: [Double], im: [Double]), exponent: Int, take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>,
+                    lambda: Double, iterations: Int) -> (re: [Double], im: [Double]) {
+        var hRe = start.re, hIm = start.im
+        guard iterations > 0 else { return (hRe, hIm) }
+        let n = frames * bins, bins = self.bins, width = self.width
+        let residual = UnsafeMutablePointer<Float>.allocate(capacity: frames * width)
+        let hr = UnsafeMutablePointer<Float>.allocate(capacity: width), hi = UnsafeMutablePointer<Float>.allocate(capacity: width)
+        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * width)
+        defer { residual.deallocate(); hr.deallocate(); hi.deallocate(); sums.deallocate() }
+        hr.initialize(repeating: 0, count: width)
+        hi.initialize(repeating: 0, count: width)
+        for _ in 1...iterations {
+            for k in 0..<bins { hr[k] = Float(hRe[k]); hi[k] = Float(hIm[k]) }
+            // |residual|^exponent per (frame, bin) (0 past `bins`: there T = A = H = 0), and their total.
+            sums.update(repeating: 0, count: width)
+            for f in 0..<frames {
+                let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width, r = residual + width * f
+                for k in Swift.stride(from: 0, to: width, by: 8) {
+                    let (h1, h2, ar, ai) = (load8(hr + k), load8(hi + k), load8(yr + k), load8(yi + k))
+                    let rr = load8(xr + k) - (h1 * ar - h2 * ai)
+                    let ri = load8(xi + k) - (h1 * ai + h2 * ar)
+                    var v = rr * rr + ri * ri
+                    switch exponent {
+                    case 2: break
+                    case 1: v = v.squareRoot()
+                    default: for j in 0..<8 { v[j] = Float(pow(Double(v[j]), Double(exponent) / 2)) }
+                    }
+                    store8(r + k, v)
+                    add8(sums + k, v)
+                }
+            }
+            var total = 0.0
+            for k in 0..<bins { total += sums[k] }
+            let floor = Float(1e-3 * total / Double(n))
+            // Weights 1/(|r|^e + floor) and the weighted normal equations, in one pass.
+            normalEquations(take: t, accompaniment: a, residual: residual, floor: floor, into: sums)
+            var wsum = 0.0
+            for k in 0..<bins { wsum += sums[3 * width + k] }
+            // λ scaled like the weights, so the loading keeps its relative size across iterations.
+            let load = lambda * (wsum / Double(n))
+            for k in 0..<bins {
+                hRe[k] = sums[k] / (sums[2 * width + k] + load)
+                hIm[k] = sums[width + k] / (sums[2 * width + k] + load)
+            }
+        }
+        return (hRe, hIm)
+    }
+}
+
+@inline(__always) private func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+@inline(__always) private func store8(_ p: UnsafeMutablePointer<Float>, _ v: SIMD8<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+}
+
+/// p[0..<8] += v, in Double.
+@inline(__always) private func add8(_ p: UnsafeMutablePointer<Double>, _ v: SIMD8<Float>) {
+    let raw = UnsafeMutableRawPointer(p)
+    raw.storeBytes(of: raw.loadUnaligned(as: SIMD4<Double>.self) + SIMD4<Double>(v.lowHalf), as: SIMD4<Double>.self)
+    raw.storeBytes(of: raw.loadUnaligned(fromByteOffset: 32, as: SIMD4<Double>.self) + SIMD4<Double>(v.highHalf), toByteOffset: 32, as: SIMD4<Double>.self)
 }
 
 /// Pass 2 of the cancellation, as a streaming worker: subtracts the echo the path predicts from
@@ -310,13 +454,21 @@ public final class EchoCanceller {
 
     public init(path: EchoPath) {
         self.path = path
-        convolver = EchoConvolver(path)
+        convolver = EchoConvolver(taps: path.taps.count, fft: RealFFT(size: RealFFT.goodSize(atLeast: 4 * path.taps.count)))
+        convolver.reset(path)
+    }
+
+    /// A canceller on a worker's convolver (its FFT plan reused), set to `path`.
+    init(path: EchoPath, convolver: EchoConvolver) {
+        self.path = path
+        self.convolver = convolver
+        convolver.reset(path)
     }
 
     /// The take's next block with the predicted echo removed, and that echo (for the voicing gate).
     public func process(take: [Float], accompaniment: [Float]) -> (residual: [Float], echo: [Float]) {
         var a = Array(accompaniment.prefix(take.count))
-        if a.count < take.count { a += [Float](repeating: 0, count: take.count - a.count) }
+        if a.count < take.count { a += repeatElement(0, count: take.count - a.count) }
         let echo = convolver.process(a)
         var residual = take
         for i in 0..<take.count { residual[i] -= echo[i] }
@@ -324,27 +476,54 @@ public final class EchoCanceller {
     }
 }
 
-/// Pitch tracking of a take with the accompaniment's bleed cancelled: both passes over files.
-enum AccompanimentCanceller {
-    static func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String,
-                      configuration: CancellerConfiguration = CancellerConfiguration()) throws -> PitchTrack {
-        let rate = tracker.configuration.analysisRateHz
-        // Pass 1: the echo path from the first `estimationS`.
-        let estimator = try EchoPathEstimator(configuration: configuration, rateHz: rate)
-        let first = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+/// Pitch tracking of a take with the accompaniment's bleed cancelled: both passes, as a reusable
+/// worker. The estimator's spectra and buffers and the one FFT plan (the echo path's frames and
+/// the overlap-save blocks of pass 2 have the same size) are made once and serve every take; a
+/// batch keeps one worker per tracker, i.e. per thread (`PitchTracker` makes it on first use).
+///
+/// Over files, both signals are decoded and resampled to the analysis rate once: pass 1 keeps what
+/// it read (at most `estimationS` and one read block) and pass 2 replays it before reading on, so
+/// memory stays bounded by `estimationS`, not by the take.
+public final class AccompanimentCanceller {
+    public let configuration: CancellerConfiguration
+    public let rateHz: Double
+    let estimator: EchoPathEstimator
+    let convolver: EchoConvolver
+
+    public init(configuration: CancellerConfiguration = CancellerConfiguration(), rateHz: Double) throws {
+        estimator = try EchoPathEstimator(configuration: configuration, rateHz: rateHz)
+        self.configuration = estimator.configuration
+        self.rateHz = rateHz
+        convolver = EchoConvolver(taps: estimator.m, fft: estimator.fft)
+    }
+
+    /// Both passes over files; `tracker` must analyse at this worker's rate.
+    func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String) throws -> PitchTrack {
+        let rate = rateHz
+        estimator.reset()
+        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        estimator.reserve(seconds: reader.take.info.durationS)
+        // Pass 1: the echo path from the first `estimationS`, kept for pass 2.
+        var held: [(take: [Float], acc: [Float])] = []
         while !estimator.isFull {
-            let (t, a) = try first.next(65536)
+            let (t, a) = try reader.next(65536)
             if t.isEmpty { break }
             estimator.feed(take: t, accompaniment: a)
+            held.append((t, a))
         }
         let path: EchoPath
         do { path = try estimator.finish() } catch let PitchError.noAudio(detail) {
             throw PitchError.noAudio("\(accompaniment): \(detail)")
         }
-        // Pass 2: subtract the predicted echo, block by block, and track the residual.
-        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        // Pass 2: subtract the predicted echo, block by block (what pass 1 read, then the rest), and track the residual.
         let session = try PitchSession(tracker: tracker, inputRate: rate)
-        let canceller = EchoCanceller(path: path)
+        let canceller = EchoCanceller(path: path, convolver: convolver)
+        for i in held.indices {
+            let (residual, echo) = canceller.process(take: held[i].take, accompaniment: held[i].acc)
+            held[i] = ([], [])
+            try session.feed(residual, echo: echo)
+        }
+        held = []
         while true {
             let (t, a) = try reader.next(32768)
             if t.isEmpty { break }
@@ -360,54 +539,90 @@ enum AccompanimentCanceller {
         result.truncations = [reader.take.truncation, reader.acc.truncation].compactMap { $0 }
         return result
     }
+
+    /// Both passes over arrays already at this worker's rate; `durationS` is the take's own duration.
+    func track(tracker: PitchTracker, take t: [Float], accompaniment a: [Float], durationS: Double) throws -> PitchTrack {
+        estimator.reset()
+        estimator.feed(take: t, accompaniment: a)
+        let path = try estimator.finish()
+        let session = try PitchSession(tracker: tracker, inputRate: rateHz)
+        let (residual, echo) = EchoCanceller(path: path, convolver: convolver).process(take: t, accompaniment: a)
+        try session.feed(residual, echo: echo)
+        var result = try session.finish()
+        result.durationS = durationS
+        result.keepFirst(Int((result.durationS / result.hopS).rounded(.down)) + 1)
+        result.latencyMs = path.latencyMs
+        result.accompanimentGain = path.gain
+        return result
+    }
 }
 
-/// Streaming convolution of the accompaniment with the echo path (overlap-save with FFTs).
+/// Streaming convolution of the accompaniment with the echo path (overlap-save: Oppenheim &
+/// Schafer, "Discrete-Time Signal Processing", 3rd ed., §8.7.3). Blocks of N − M + 1 outputs come
+/// from one N-point FFT product each, N the size of the given FFT, M the taps; the path's offset is
+/// a plain delay of the input (history), so N does not depend on it and one plan serves every take.
 final class EchoConvolver {
-    let path: EchoPath
+    let m: Int
     let fft: RealFFT
-    let hr: [Float], hi: [Float]
+    /// Outputs per FFT block.
     let block: Int
-    /// Accompaniment history: the last offset + taps − 1 samples before the current block.
-    var history: [Float]
+    var offset = 0
+    /// The taps' spectrum, `bins` interleaved (re, im) pairs.
+    var taps: [Float]
+    var spectrum: [Float], y: [Float]
+    /// Accompaniment history: the last offset + m − 1 samples before the next block.
+    var history: [Float] = []
 
-    init(_ path: EchoPath) {
-        self.path = path
-        let m = path.taps.count
-        block = max(4096, RealFFT.goodSize(atLeast: m))
-        fft = RealFFT(size: RealFFT.goodSize(atLeast: block + m + path.offset))
-        var r: [Float] = [], i: [Float] = []
-        fft.forward(path.taps.map { $0 }, re: &r, im: &i)
-        hr = r
-        hi = i
-        history = [Float](repeating: 0, count: path.offset + m - 1)
+    init(taps m: Int, fft: RealFFT) {
+        precondition(m >= 1 && fft.size >= m + 1, "the FFT must be longer than the path")
+        self.m = m
+        self.fft = fft
+        block = fft.size - m + 1
+        taps = [Float](repeating: 0, count: 2 * fft.bins)
+        spectrum = [Float](repeating: 0, count: 2 * fft.bins)
+        y = [Float](repeating: 0, count: fft.size)
+    }
+
+    /// Sets the path (its taps count must be this convolver's) and clears the history.
+    func reset(_ path: EchoPath) {
+        precondition(path.taps.count == m, "the path has \(path.taps.count) taps, the convolver \(m)")
+        offset = path.offset
+        path.taps.withUnsafeBufferPointer { h in taps.withUnsafeMutableBufferPointer { fft.forward(h.baseAddress!, count: m, into: $0.baseAddress!) } }
+        history = [Float](repeating: 0, count: offset + m - 1)
     }
 
     /// echo[n] = Σ_k h[k]·a[n − offset − k] for the samples of `a` (continuing the previous calls).
     func process(_ a: [Float]) -> [Float] {
-        var out: [Float] = []
-        out.reserveCapacity(a.count)
-        var i = 0
-        let m = path.taps.count, off = path.offset
-        var xr: [Float] = [], xi: [Float] = [], y: [Float] = []
-        var pr = [Float](repeating: 0, count: fft.bins), pi = [Float](repeating: 0, count: fft.bins)
-        while i < a.count {
-            let n = min(block, a.count - i)
-            // Segment: history (off + m − 1) followed by the new samples, shifted so index 0 is a[i − off − m + 1].
-            let segment = history + a[i..<(i + n)]
-            segment.withUnsafeBufferPointer { fft.forward($0, re: &xr, im: &xi) }
-            for k in 0..<fft.bins {
-                pr[k] = xr[k] * hr[k] - xi[k] * hi[k]
-                pi[k] = xr[k] * hi[k] + xi[k] * hr[k]
+        var out = [Float](repeating: 0, count: a.count)
+        let m = self.m, bins = fft.bins, keep = offset + m - 1
+        // s[j] = a[j − keep]: history, then the new samples.
+        let s = history + a
+        s.withUnsafeBufferPointer { s in
+            taps.withUnsafeBufferPointer { h in
+                spectrum.withUnsafeMutableBufferPointer { x in
+                    y.withUnsafeMutableBufferPointer { y in
+                        out.withUnsafeMutableBufferPointer { out in
+                            var i = 0
+                            while i < a.count {
+                                let n = min(block, a.count - i)
+                                // Outputs i ..< i + n read a[i − offset − m + 1 ..< i + n − offset] = s[i ..< i + n + m − 1].
+                                fft.forward(s.baseAddress! + i, count: n + m - 1, into: x.baseAddress!)
+                                for k in 0..<bins {
+                                    let xr = x[2 * k], xi = x[2 * k + 1], hr = h[2 * k], hi = h[2 * k + 1]
+                                    x[2 * k] = xr * hr - xi * hi
+                                    x[2 * k + 1] = xr * hi + xi * hr
+                                }
+                                fft.inverse(x.baseAddress!, into: y.baseAddress!)
+                                // The first m − 1 outputs of the circular convolution wrap; the next n are the linear ones.
+                                for j in 0..<n { out[i + j] = y[m - 1 + j] }
+                                i += n
+                            }
+                        }
+                    }
+                }
             }
-            fft.inverse(re: pr, im: pi, into: &y)
-            // Linear convolution sample for output n' sits at segment index (off + m − 1) + n' , using
-            // taps over segment indices n' + (m − 1) … n' : take y[(m − 1) + n'] and shift by off.
-            for j in 0..<n { out.append(y[m - 1 + j]) }
-            let keep = off + m - 1
-            history = Array(segment[(segment.count - keep)...])
-            i += n
         }
+        history = Array(s[(s.count - keep)...])
         return out
     }
 }
@@ -424,17 +639,6 @@ extension PitchTracker {
             return try rs.process(x) + rs.flush()
         }
         let t = try atAnalysisRate(take, takeRate), a = try atAnalysisRate(accompaniment, accompanimentRate)
-        let estimator = try EchoPathEstimator(configuration: configuration, rateHz: rate)
-        estimator.feed(take: t, accompaniment: a)
-        let path = try estimator.finish()
-        let session = try PitchSession(tracker: self, inputRate: rate)
-        let (residual, echo) = EchoCanceller(path: path).process(take: t, accompaniment: a)
-        try session.feed(residual, echo: echo)
-        var result = try session.finish()
-        result.durationS = Double(take.count) / takeRate
-        result.keepFirst(Int((result.durationS / result.hopS).rounded(.down)) + 1)
-        result.latencyMs = path.latencyMs
-        result.accompanimentGain = path.gain
-        return result
+        return try canceller(configuration).track(tracker: self, take: t, accompaniment: a, durationS: Double(take.count) / takeRate)
     }
 }

@@ -108,21 +108,23 @@ public final class PitchSession: @unchecked Sendable {
     /// RMS of the reference over frame k's buffer; nil without a reference.
     private func referenceRMS(_ k: Int) -> Float? {
         guard let ref = reference else { return nil }
-        let s = start(k)
+        let s = start(k) - base
+        let lo = max(0, s), hi = min(ref.count, s + buffer)
         var e = 0.0
-        for i in 0..<buffer {
-            let j = s + i - base
-            if j >= 0 && j < ref.count { e += Double(ref[j] * ref[j]) }
-        }
+        if hi > lo { ref.withUnsafeBufferPointer { r in for j in lo..<hi { e += Double(r[j] * r[j]) } } }
         return Float((e / Double(buffer)).squareRoot())
     }
 
     /// Copies frame k's buffer (zero outside the signal) and runs one worker on it.
     private func runFrame(_ k: Int, _ worker: YinWorker, _ scratch: inout [Float]) -> ([YinCandidate], Float) {
-        let s = start(k)
-        for i in 0..<buffer {
-            let j = s + i - base
-            scratch[i] = j >= 0 && j < signal.count ? signal[j] : 0
+        // Samples i with 0 ≤ s + i − base < signal.count come from the signal, the rest are 0.
+        let s = start(k) - base
+        let lo = min(buffer, max(0, -s)), hi = max(lo, min(buffer, signal.count - s))
+        scratch.withUnsafeMutableBufferPointer { x in
+            let x = x.baseAddress!
+            if lo > 0 { x.update(repeating: 0, count: lo) }
+            if hi > lo { signal.withUnsafeBufferPointer { (x + lo).update(from: $0.baseAddress! + s + lo, count: hi - lo) } }
+            if hi < buffer { (x + hi).update(repeating: 0, count: buffer - hi) }
         }
         let r = scratch.withUnsafeBufferPointer { worker.analyze($0) }
         return (r.candidates, r.rms)

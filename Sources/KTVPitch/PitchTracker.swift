@@ -148,6 +148,8 @@ public final class PitchTracker {
     public let configuration: PitchConfiguration
     let workers: [YinWorker]
     let yin: YinConfiguration
+    /// The accompaniment canceller, made on first use and kept while its settings stay the same.
+    private var cancellerWorker: AccompanimentCanceller?
 
     public init(configuration: PitchConfiguration = PitchConfiguration()) throws(PitchError) {
         let c = try configuration.validated()
@@ -201,7 +203,16 @@ public final class PitchTracker {
 
     /// Tracks a take with the accompaniment's bleed cancelled first (see `AccompanimentCanceller`).
     public func track(path: String, channel: ChannelSelection = .mix, accompaniment: String) throws -> PitchTrack {
-        try AccompanimentCanceller.track(tracker: self, take: path, channel: channel, accompaniment: accompaniment)
+        try canceller(CancellerConfiguration()).track(tracker: self, take: path, channel: channel, accompaniment: accompaniment)
+    }
+
+    /// This tracker's canceller for `configuration` (at the analysis rate): made once, reused by every take.
+    func canceller(_ configuration: CancellerConfiguration) throws -> AccompanimentCanceller {
+        let c = try configuration.validated()
+        if let w = cancellerWorker, w.configuration == c { return w }
+        let w = try AccompanimentCanceller(configuration: c, rateHz: self.configuration.analysisRateHz)
+        cancellerWorker = w
+        return w
     }
 
     /// The singing voice of a recording: a dual-mono KTV track is split first and its vocal estimate

@@ -506,6 +506,36 @@ extension PitchTrackerTests {
         #expect(throws: PitchError.self) { _ = try tracker.session(sampleRateHz: 1) }
     }
 
+    /// The canceller is a worker kept by the tracker: a second take through the same tracker (a
+    /// different length, another latency) gives exactly what a fresh tracker gives, on files and on
+    /// arrays, and a longer take before does not leak into a shorter one after.
+    @Test func aReusedCancellerGivesWhatAFreshOneGives() throws {
+        let rate = 44100.0
+        let s = try PitchScratch()
+        func take(_ name: String, seconds: Double, delay: Int, seed: UInt64) throws -> (take: [Float], acc: [Float]) {
+            let v = voice(seconds: seconds, seed: seed)
+            let acc = AccompanimentSynthesizer().render(seconds: seconds, seed: seed + 1)
+            let bleed = room(acc, delay: delay, direct: 0.3, reflections: [(ms: 6, gain: 0.17)], rate: rate, seed: seed + 2)
+            let take = (0..<v.samples.count).map { v.samples[$0] + bleed[$0] }
+            try AudioBuffer(sampleRate: rate, channels: [take]).write(path: s.path(name + ".wav"), format: .wavFloat)
+            try AudioBuffer(sampleRate: rate, channels: [acc]).write(path: s.path(name + "-acc.wav"), format: .wavFloat)
+            return (take, acc)
+        }
+        let long = try take("long", seconds: 8, delay: 4410, seed: 81)
+        let short = try take("short", seconds: 5, delay: 2205, seed: 91)
+        let reused = try PitchTracker()
+        _ = try reused.track(path: s.path("long.wav"), accompaniment: s.path("long-acc.wav"))
+        let again = try reused.track(path: s.path("short.wav"), accompaniment: s.path("short-acc.wav"))
+        let fresh = try PitchTracker().track(path: s.path("short.wav"), accompaniment: s.path("short-acc.wav"))
+        #expect(again.latencyMs == fresh.latencyMs && again.accompanimentGain == fresh.accompanimentGain)
+        #expect(again.frames == fresh.frames)
+        #expect(abs(try #require(again.latencyMs) - 50) <= 1)
+        _ = try reused.track(samples: long.take, sampleRate: rate, accompaniment: long.acc, accompanimentRate: rate)
+        let arrays = try reused.track(samples: short.take, sampleRate: rate, accompaniment: short.acc, accompanimentRate: rate)
+        let freshArrays = try PitchTracker().track(samples: short.take, sampleRate: rate, accompaniment: short.acc, accompanimentRate: rate)
+        #expect(arrays.latencyMs == freshArrays.latencyMs && arrays.frames == freshArrays.frames)
+    }
+
     /// The in-memory canceller (arrays, no temporary file) agrees with the file path.
     @Test func cancellingOnArraysAgreesWithFiles() throws {
         let rate = 44100.0, seconds = 6.0
