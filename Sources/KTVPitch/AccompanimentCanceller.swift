@@ -145,7 +145,7 @@ public final class EchoPathEstimator {
     let fft: RealFFT
     let window: [Float]
     /// Spectra of the frames collected, one after the other: per frame `width` real parts, then
-    /// `width` imaginary parts (`bins` rounded up to a multiple of 8, the tail zero, for SIMD loops).
+    /// `width` imaginary parts (`bins` rounded up to a multiple of 8, the tail zero).
     var takeSpectra: [Float] = [], accSpectra: [Float] = []
     var frames = 0
     /// Input not yet framed: samples from `bufStart` on (dropped in one go at the end of each `feed`).
@@ -323,8 +323,9 @@ public final class EchoPathEstimator {
 /// The weighted least-squares solve of the echo path over stored spectra, and its reweighting
 /// (Holland & Welsch 1977, see `EchoPathEstimator`). Spectra are `frames` rows of `width` real
 /// parts followed by `width` imaginary parts (`bins` of them used, the rest zero; `width` a
-/// multiple of 8). Per (frame, bin) values are Float (they only weigh), 8 bins at a time; the sums
-/// over frames are Double, per bin.
+/// multiple of 8). Per (frame, bin) values are Float (they only weigh); the sums over frames are
+/// Double, per bin. Plain loops over pointers: the optimizer vectorizes them, and unoptimized (test)
+/// builds stay usable, which generic SIMD types are not.
 struct EchoPathFit {
     let frames: Int, bins: Int, width: Int
     /// Σ_f |A|² per bin (`width` values).
@@ -337,12 +338,10 @@ struct EchoPathFit {
         self.width = width
         var s = [Double](repeating: 0, count: width)
         s.withUnsafeMutableBufferPointer { s in
+            guard let sum = s.baseAddress else { return }
             for f in 0..<frames {
                 let ar = a + 2 * width * f, ai = ar + width
-                for k in Swift.stride(from: 0, to: width, by: 8) {
-                    let yr = load8(ar + k), yi = load8(ai + k)
-                    add8(s.baseAddress! + k, yr * yr + yi * yi)
-                }
+                for k in 0..<width { sum[k] += Double(ar[k] * ar[k] + ai[k] * ai[k]) }
             }
         }
         sAA = Array(s[0..<bins])
@@ -357,13 +356,24 @@ struct EchoPathFit {
         sums.update(repeating: 0, count: 4 * width)
         for f in 0..<frames {
             let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width
-            for k in Swift.stride(from: 0, to: width, by: 8) {
-                let w = residual.map { 1 / (load8($0 + width * f + k) + floor) } ?? SIMD8(repeating: 1)
-                let (tr, ti, ar, ai) = (load8(xr + k), load8(xi + k), load8(yr + k), load8(yi + k))
-                add8(sr + k, w * (tr * ar + ti * ai))
-                add8(si + k, w * (ti * ar - tr * ai))
-                add8(sd + k, w * (ar * ar + ai * ai))
-                add8(sw + k, w)
+            if let residual {
+                let r = residual + width * f
+                for k in 0..<width {
+                    let w = 1 / (r[k] + floor)
+                    let (tr, ti, ar, ai) = (xr[k], xi[k], yr[k], yi[k])
+                    sr[k] += Double(w * (tr * ar + ti * ai))
+                    si[k] += Double(w * (ti * ar - tr * ai))
+                    sd[k] += Double(w * (ar * ar + ai * ai))
+                    sw[k] += Double(w)
+                }
+            } else {
+                for k in 0..<width {
+                    let (tr, ti, ar, ai) = (xr[k], xi[k], yr[k], yi[k])
+                    sr[k] += Double(tr * ar + ti * ai)
+                    si[k] += Double(ti * ar - tr * ai)
+                    sd[k] += Double(ar * ar + ai * ai)
+                    sw[k] += 1
+                }
             }
         }
     }
@@ -399,19 +409,18 @@ struct EchoPathFit {
             sums.update(repeating: 0, count: width)
             for f in 0..<frames {
                 let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width, r = residual + width * f
-                for k in Swift.stride(from: 0, to: width, by: 8) {
-                    let (h1, h2, ar, ai) = (load8(hr + k), load8(hi + k), load8(yr + k), load8(yi + k))
-                    let rr = load8(xr + k) - (h1 * ar - h2 * ai)
-                    let ri = load8(xi + k) - (h1 * ai + h2 * ar)
-                    var v = rr * rr + ri * ri
-                    switch exponent {
-                    case 2: break
-                    case 1: v = v.squareRoot()
-                    default: for j in 0..<8 { v[j] = Float(pow(Double(v[j]), Double(exponent) / 2)) }
-                    }
-                    store8(r + k, v)
-                    add8(sums + k, v)
+                for k in 0..<width {
+                    let (h1, h2, ar, ai) = (hr[k], hi[k], yr[k], yi[k])
+                    let rr = xr[k] - (h1 * ar - h2 * ai)
+                    let ri = xi[k] - (h1 * ai + h2 * ar)
+                    r[k] = rr * rr + ri * ri
                 }
+                switch exponent {
+                case 2: break
+                case 1: for k in 0..<width { r[k] = r[k].squareRoot() }
+                default: for k in 0..<width { r[k] = Float(pow(Double(r[k]), Double(exponent) / 2)) }
+                }
+                for k in 0..<width { sums[k] += Double(r[k]) }
             }
             var total = 0.0
             for k in 0..<bins { total += sums[k] }
@@ -429,21 +438,6 @@ struct EchoPathFit {
         }
         return (hRe, hIm)
     }
-}
-
-@inline(__always) private func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
-    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
-}
-
-@inline(__always) private func store8(_ p: UnsafeMutablePointer<Float>, _ v: SIMD8<Float>) {
-    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
-}
-
-/// p[0..<8] += v, in Double.
-@inline(__always) private func add8(_ p: UnsafeMutablePointer<Double>, _ v: SIMD8<Float>) {
-    let raw = UnsafeMutableRawPointer(p)
-    raw.storeBytes(of: raw.loadUnaligned(as: SIMD4<Double>.self) + SIMD4<Double>(v.lowHalf), as: SIMD4<Double>.self)
-    raw.storeBytes(of: raw.loadUnaligned(fromByteOffset: 32, as: SIMD4<Double>.self) + SIMD4<Double>(v.highHalf), toByteOffset: 32, as: SIMD4<Double>.self)
 }
 
 /// Pass 2 of the cancellation, as a streaming worker: subtracts the echo the path predicts from
