@@ -42,9 +42,13 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
             "Share of the total that depends on singing in the song's key (octaves forgiven).")
         public static let keyToleranceCents = Parameter<Double>("keyToleranceCents", unit: "cents", range: 1...1200, default: 150,
             "Key credit is exp(−(shift/this)²) of the shift left after whole octaves.")
+        public static let tempoStabilityWeight = Parameter<Double>("tempoStabilityWeight", range: 0...1, default: 0.5,
+            "Free timing: share of the total that depends on a steady tempo.")
+        public static let tempoSpreadScale = Parameter<Double>("tempoSpreadScale", range: 0.05...5, default: 0.5,
+            "Free timing: tempo stability is exp(−spread/this), spread the robust standard deviation (1.4826 × MAD) of the notes' ln(duration ratio) above 0.1.")
         public static let all: [ParameterInfo] = [fullCreditCents.info, zeroCreditCents.info, fullCoverage.info, onsetGraceMs.info,
                                                   onsetZeroMs.info, onsetToleranceCents.info, timingWeight.info, keyWeight.info,
-                                                  keyToleranceCents.info]
+                                                  keyToleranceCents.info, tempoStabilityWeight.info, tempoSpreadScale.info]
     }
 
     /// A key shift is applied when notes holding at least this share of the sung time sit within
@@ -61,6 +65,8 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
     public var timingWeight = Spec.timingWeight.defaultValue
     public var keyWeight = Spec.keyWeight.defaultValue
     public var keyToleranceCents = Spec.keyToleranceCents.defaultValue
+    public var tempoStabilityWeight = Spec.tempoStabilityWeight.defaultValue
+    public var tempoSpreadScale = Spec.tempoSpreadScale.defaultValue
 
     public init() {}
 
@@ -75,6 +81,8 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
             try Spec.timingWeight.check(timingWeight)
             try Spec.keyWeight.check(keyWeight)
             try Spec.keyToleranceCents.check(keyToleranceCents)
+            try Spec.tempoStabilityWeight.check(tempoStabilityWeight)
+            try Spec.tempoSpreadScale.check(tempoSpreadScale)
         } catch { throw ScoreError(error) }
         guard zeroCreditCents > fullCreditCents else {
             throw .invalidParameter(name: "zeroCreditCents", value: String(zeroCreditCents), allowed: "greater than fullCreditCents (\(fullCreditCents))")
@@ -185,9 +193,14 @@ public struct KTVRules: ScoringRules {
         }
         for i in lines.indices where lineWeights[i] > 0 { lines[i].score = lineSums[i] / lineWeights[i] }
         let noteMean = totalWeight > 0 ? totalScore / totalWeight : 0
+        // Free timing: a singer whose notes keep their proportions sings in a steady tempo, however
+        // slow or fast; one who rushes some notes and drags others does not (see `tempoStability`).
+        let stability = take.warp.map { Self.tempoStability(lines.flatMap(\.notes), warp: $0, c) }
         let score = noteMean * (1 - c.keyWeight + c.keyWeight * keyCredit) * movementCredit(lines.flatMap(\.notes))
+            * (1 - c.tempoStabilityWeight + c.tempoStabilityWeight * (stability ?? 1))
         var card = ScoreCard(rules: name, score: score, maxScore: 100, lines: lines, latencyMs: take.latencyMs,
                              keyShiftCents: shift, judgedShare: allWeight > 0 ? coveredWeight / allWeight : 0)
+        card.tempoStability = stability
         card.describe(take, reference: reference, frames: frames)
         return card
     }
@@ -239,6 +252,29 @@ public struct KTVRules: ScoringRules {
         }
         return 100 * coverageCredit * pitchCredit * (1 - c.timingWeight + c.timingWeight * timingCredit)
     }
+
+    /// Tempo stability, 0…1: exp(−max(0, σ − `tempoSpreadFloor`)/`tempoSpreadScale`), σ the spread
+    /// of ln(duration ratio) over the notes sung (each note's sung duration against its written one
+    /// at the singer's own tempo, so a uniformly slow singer has σ = 0). σ is the robust standard
+    /// deviation, 1.4826 × the median absolute deviation (Rousseeuw & Croux 1993): a note the warp
+    /// squeezed to nothing must not decide it. Notes that should last fewer than 4 warp steps at the
+    /// singer's tempo are left out (their durations are measured to a step, ±25 % or worse; a note
+    /// sung far shorter than written still counts), and the floor is the spread that step alone
+    /// leaves on the rest. Fewer than 3 notes: 1 (nothing to judge).
+    static func tempoStability(_ notes: [NoteScore], warp: WarpSummary, _ c: KTVRulesConfiguration) -> Double {
+        let minWrittenMs = 4 * warp.stepMs
+        let logs = notes.compactMap { n -> Double? in
+            guard let r = n.durationRatio, r > 0, Double(n.note.durationMs) * warp.tempoRatio >= minWrittenMs else { return nil }
+            return log(r)
+        }.sorted()
+        guard logs.count >= 3, let median = Stats.median(logs),
+              let mad = Stats.median(logs.map { abs($0 - median) }.sorted()) else { return 1 }
+        return exp(-max(0, 1.4826 * mad - Self.tempoSpreadFloor) / c.tempoSpreadScale)
+    }
+
+    /// The spread of ln(duration ratio) a steady singer still shows from the warp's step (one 30 ms
+    /// step on a note of 300 ms is 0.1).
+    static let tempoSpreadFloor = 0.1
 
     /// Whether the singer follows the melody's movement: the spread (mean absolute deviation) of the
     /// sung notes' pitches against the reference's, full credit from `movementShare` of it. A hum or

@@ -73,6 +73,8 @@ public struct ScoreCard: Sendable, Equatable {
     public var timing: String = "locked"
     /// With free timing: what the warping did.
     public var warp: WarpSummary?
+    /// Free timing under the ktv rules: how steady the tempo was, 0…1 (`KTVRules.tempoStability`).
+    public var tempoStability: Double?
     /// Judged notes hardly sung (less than 30 % of their time voiced), as (line, note in line).
     public var missingNotes: [(line: Int, note: Int)] = []
     /// Stretches sung (100 ms or more) where the reference has no note.

@@ -20,6 +20,7 @@ public enum ScoreReport {
             ("warp", card.warp.map { w in .object([
                 ("tempo_ratio", number(w.tempoRatio, 1000)), ("largest_stretch", number(w.largestStretch, 1000)),
                 ("largest_compression", number(w.largestCompression, 1000)), ("alignment_key_shift_cents", number(w.keyShiftCents)),
+                ("tempo_stability", card.tempoStability.map { number($0, 1000) } ?? .null),
             ]) } ?? .null),
             ("missing_notes", .array(card.missingNotes.map { m in
                 .object([("line", .int(m.line)), ("note", .int(m.note)), ("start_ms", .int(card.lines[m.line].notes[m.note].note.startMs)),
@@ -85,7 +86,7 @@ public enum ScoreReport {
             out += "  on a jury's scale (sing-back exams): \(String(format: "%.0f", c)) / 100, level \(GradeCalibration.level(c)) of 4\n"
         }
         if let w = card.warp {
-            out += "  free timing: sung at \(String(format: "%.2f", w.tempoRatio))× the reference's duration; local tempo \(String(format: "%.2f", w.largestCompression))-\(String(format: "%.2f", w.largestStretch))× of that\n"
+            out += "  free timing: sung at \(String(format: "%.2f", w.tempoRatio))× the reference's duration; local tempo \(String(format: "%.2f", w.largestCompression))-\(String(format: "%.2f", w.largestStretch))× of that" + (card.tempoStability.map { String(format: "; tempo steadiness %.0f %%", $0 * 100) } ?? "") + "\n"
         }
         if !card.missingNotes.isEmpty { out += "  \(card.missingNotes.count) of \(notes.count) notes were missing (hardly sung)\n" }
         if card.extraNotes > 0 { out += "  \(card.extraNotes) stretch(es) sung where the melody has no note\n" }

@@ -55,6 +55,36 @@ import KTVCore
         }
     }
 
+    /// The melody sung with each note (and the gap after it) stretched by `factors[k]`: a singer who
+    /// rushes some notes and drags others.
+    func singUnevenly(_ factors: [Double]) -> PitchContour {
+        var spans: [(start: Double, end: Double, cents: Double)] = []
+        var t = 0.8
+        for (k, n) in melody.notes.enumerated() {
+            let d = Double(n.durationMs) / 1000 * factors[k % factors.count]
+            spans.append((t, t + d - 0.03, n.cents ?? 0))
+            t += d + 0.06
+        }
+        var times: [Double] = [], hz: [Double?] = []
+        var x = 0.0
+        while x < t + 1 {
+            times.append(x)
+            hz.append(spans.first { $0.start <= x && x < $0.end }.map { ReferenceMelody.hz(cents: $0.cents + 25 * sin(2 * .pi * 5 * x)) })
+            x += 128.0 / 44100
+        }
+        return PitchContour(timesS: times, f0Hz: hz)
+    }
+
+    @Test func anUnsteadyTempoCostsAndIsReported() throws {
+        let steady = try score(sing(tempo: 1.2))
+        let uneven = try score(singUnevenly([1.6, 0.6, 1.3, 0.7]))
+        #expect(try #require(steady.tempoStability) > 0.95, "\(steady.tempoStability ?? 0)")
+        #expect(try #require(uneven.tempoStability) < 0.8, "\(uneven.tempoStability ?? 0)")
+        #expect(uneven.score < steady.score - 10, "steady \(steady.score), uneven \(uneven.score)")
+        let json = ScoreReport.json(uneven, take: "t", reference: "r")
+        #expect(json["warp"]?["tempo_stability"]?.number == (uneven.tempoStability! * 1000).rounded() / 1000)
+    }
+
     @Test func oneWrongNoteLowersTheScoreAndIsNamed() throws {
         let good = try score(sing(tempo: 1.1))
         let bad = try score(sing(tempo: 1.1, wrong: (5, 300)))
@@ -105,10 +135,10 @@ import KTVCore
 
 @Suite struct GradeCalibrationTests {
     @Test func theLevelMeansLandOnTheirAnchorsAndTheMapRises() {
-        #expect(abs(GradeCalibration.calibrated(52.3) - 25) < 1e-9)
-        #expect(abs(GradeCalibration.calibrated(66.8) - 50) < 1e-9)
-        #expect(abs(GradeCalibration.calibrated(79.8) - 75) < 1e-9)
-        #expect(abs(GradeCalibration.calibrated(86.3) - 92) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(39.0) - 25) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(55.0) - 50) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(69.8) - 75) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(81.0) - 92) < 1e-9)
         #expect(GradeCalibration.calibrated(0) == 0)
         #expect(GradeCalibration.calibrated(100) == 100)
         let values = stride(from: 0.0, through: 100, by: 0.5).map(GradeCalibration.calibrated)
