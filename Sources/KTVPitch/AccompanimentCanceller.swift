@@ -141,11 +141,11 @@ final class LockstepReader {
 public final class EchoPathEstimator {
     public let configuration: CancellerConfiguration
     public let rateHz: Double
-    let maxLag: Int, m: Int, pre: Int, size: Int, hop: Int, maxFrames: Int, width: Int
+    let maxLag: Int, m: Int, pre: Int, size: Int, hop: Int, maxFrames: Int
     let fft: RealFFT
     let window: [Float]
-    /// Spectra of the frames collected, one after the other: per frame `width` real parts, then
-    /// `width` imaginary parts (`bins` rounded up to a multiple of 8, the tail zero).
+    /// Spectra of the frames collected, one after the other: per frame `bins` real parts, then
+    /// `bins` imaginary parts.
     var takeSpectra: [Float] = [], accSpectra: [Float] = []
     var frames = 0
     /// Input not yet framed: samples from `bufStart` on (dropped in one go at the end of each `feed`).
@@ -168,7 +168,6 @@ public final class EchoPathEstimator {
         fft = RealFFT(size: size)
         window = RealFFT.hannWindow(size: size)
         maxFrames = max(1, Int(c.estimationS * rateHz) / hop)
-        width = (fft.bins + 7) / 8 * 8
         scratch = [Float](repeating: 0, count: size)
         spectrum = [Float](repeating: 0, count: 2 * fft.bins)
     }
@@ -187,7 +186,7 @@ public final class EchoPathEstimator {
     /// them does not move the spectra collected so far.
     func reserve(seconds: Double) {
         guard seconds.isFinite, seconds > 0 else { return }
-        let count = min(maxFrames, Int(seconds * rateHz) / hop + 2) * 2 * width
+        let count = min(maxFrames, Int(seconds * rateHz) / hop + 2) * 2 * fft.bins
         takeSpectra.reserveCapacity(count)
         accSpectra.reserveCapacity(count)
     }
@@ -217,10 +216,9 @@ public final class EchoPathEstimator {
     private func frame() {
         let size = self.size, bins = fft.bins, start = bufStart
         let available = min(size, bufT.count - start)
-        let width = self.width
-        takeSpectra.append(contentsOf: repeatElement(0, count: 2 * width))
-        accSpectra.append(contentsOf: repeatElement(0, count: 2 * width))
-        let at = frames * 2 * width
+        takeSpectra.append(contentsOf: repeatElement(0, count: 2 * bins))
+        accSpectra.append(contentsOf: repeatElement(0, count: 2 * bins))
+        let at = frames * 2 * bins
         func transform(_ input: [Float], into spectra: inout [Float]) {
             window.withUnsafeBufferPointer { w in
                 scratch.withUnsafeMutableBufferPointer { x in
@@ -231,7 +229,7 @@ public final class EchoPathEstimator {
                     spectrum.withUnsafeMutableBufferPointer { z in
                         fft.forward(x.baseAddress!, count: size, into: z.baseAddress!)
                         spectra.withUnsafeMutableBufferPointer { out in
-                            let re = out.baseAddress! + at, im = re + width
+                            let re = out.baseAddress! + at, im = re + bins
                             for k in 0..<bins {
                                 re[k] = z[2 * k]
                                 im[k] = z[2 * k + 1]
@@ -259,7 +257,7 @@ public final class EchoPathEstimator {
         let c = configuration, rate = rateHz, bins = fft.bins, m = self.m, pre = self.pre, maxLag = self.maxLag
         let fit = takeSpectra.withUnsafeBufferPointer { t in
             accSpectra.withUnsafeBufferPointer { a in
-                EchoPathFit(take: t.baseAddress!, accompaniment: a.baseAddress!, frames: frames, bins: bins, width: width)
+                EchoPathFit(take: t.baseAddress!, accompaniment: a.baseAddress!, frames: frames, bins: bins)
             }
         }
         let meanAA = fit.sAA.reduce(0, +) / Double(bins)
@@ -321,44 +319,40 @@ public final class EchoPathEstimator {
 }
 
 /// The weighted least-squares solve of the echo path over stored spectra, and its reweighting
-/// (Holland & Welsch 1977, see `EchoPathEstimator`). Spectra are `frames` rows of `width` real
-/// parts followed by `width` imaginary parts (`bins` of them used, the rest zero; `width` a
-/// multiple of 8). Per (frame, bin) values are Float (they only weigh); the sums over frames are
+/// (Holland & Welsch 1977, see `EchoPathEstimator`). Spectra are `frames` rows of `bins` real
+/// parts followed by `bins` imaginary parts. Per (frame, bin) values are Float (they only weigh); the sums over frames are
 /// Double, per bin. Plain loops over pointers: the optimizer vectorizes them, and unoptimized (test)
 /// builds stay usable, which generic SIMD types are not.
 struct EchoPathFit {
-    let frames: Int, bins: Int, width: Int
-    /// Σ_f |A|² per bin (`width` values).
+    let frames: Int, bins: Int
+    /// Σ_f |A|² per bin.
     let sAA: [Double]
 
-    init(take: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, frames: Int, bins: Int, width: Int) {
-        precondition(width % 8 == 0 && width >= bins)
+    init(take: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, frames: Int, bins: Int) {
         self.frames = frames
         self.bins = bins
-        self.width = width
-        var s = [Double](repeating: 0, count: width)
+        var s = [Double](repeating: 0, count: bins)
         s.withUnsafeMutableBufferPointer { s in
             guard let sum = s.baseAddress else { return }
             for f in 0..<frames {
-                let ar = a + 2 * width * f, ai = ar + width
-                for k in 0..<width { sum[k] += Double(ar[k] * ar[k] + ai[k] * ai[k]) }
+                let ar = a + 2 * bins * f, ai = ar + bins
+                for k in 0..<bins { sum[k] += Double(ar[k] * ar[k] + ai[k] * ai[k]) }
             }
         }
-        sAA = Array(s[0..<bins])
+        sAA = s
     }
 
-    /// Σ_f w·T·conj(A), Σ_f w·|A|² and Σ_f w per bin into `sums` (4 × width: real part, imaginary
+    /// Σ_f w·T·conj(A), Σ_f w·|A|² and Σ_f w per bin into `sums` (4 × bins: real part, imaginary
     /// part, denominator, weight), w = 1 / (`residual` + floor), or 1 when `residual` is nil.
     private func normalEquations(take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>,
                                  residual: UnsafePointer<Float>?, floor: Float, into sums: UnsafeMutablePointer<Double>) {
-        let width = self.width
-        let sr = sums, si = sums + width, sd = sums + 2 * width, sw = sums + 3 * width
-        sums.update(repeating: 0, count: 4 * width)
+        let sr = sums, si = sums + bins, sd = sums + 2 * bins, sw = sums + 3 * bins
+        sums.update(repeating: 0, count: 4 * bins)
         for f in 0..<frames {
-            let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width
+            let xr = t + 2 * bins * f, xi = xr + bins, yr = a + 2 * bins * f, yi = yr + bins
             if let residual {
-                let r = residual + width * f
-                for k in 0..<width {
+                let r = residual + bins * f
+                for k in 0..<bins {
                     let w = 1 / (r[k] + floor)
                     let (tr, ti, ar, ai) = (xr[k], xi[k], yr[k], yi[k])
                     sr[k] += Double(w * (tr * ar + ti * ai))
@@ -367,7 +361,7 @@ struct EchoPathFit {
                     sw[k] += Double(w)
                 }
             } else {
-                for k in 0..<width {
+                for k in 0..<bins {
                     let (tr, ti, ar, ai) = (xr[k], xi[k], yr[k], yi[k])
                     sr[k] += Double(tr * ar + ti * ai)
                     si[k] += Double(ti * ar - tr * ai)
@@ -380,13 +374,13 @@ struct EchoPathFit {
 
     /// The plain least-squares path (every weight 1), λ added to the denominator.
     func solve(take t: UnsafePointer<Float>, accompaniment a: UnsafePointer<Float>, lambda: Double) -> (re: [Double], im: [Double]) {
-        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * width)
+        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * bins)
         defer { sums.deallocate() }
         normalEquations(take: t, accompaniment: a, residual: nil, floor: 0, into: sums)
         var re = [Double](repeating: 0, count: bins), im = [Double](repeating: 0, count: bins)
         for k in 0..<bins {
-            re[k] = sums[k] / (sums[2 * width + k] + lambda)
-            im[k] = sums[width + k] / (sums[2 * width + k] + lambda)
+            re[k] = sums[k] / (sums[2 * bins + k] + lambda)
+            im[k] = sums[bins + k] / (sums[2 * bins + k] + lambda)
         }
         return (re, im)
     }
@@ -396,20 +390,20 @@ struct EchoPathFit {
                     lambda: Double, iterations: Int) -> (re: [Double], im: [Double]) {
         var hRe = start.re, hIm = start.im
         guard iterations > 0 else { return (hRe, hIm) }
-        let n = frames * bins, bins = self.bins, width = self.width
-        let residual = UnsafeMutablePointer<Float>.allocate(capacity: frames * width)
-        let hr = UnsafeMutablePointer<Float>.allocate(capacity: width), hi = UnsafeMutablePointer<Float>.allocate(capacity: width)
-        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * width)
+        let bins = self.bins, n = frames * bins
+        let residual = UnsafeMutablePointer<Float>.allocate(capacity: frames * bins)
+        let hr = UnsafeMutablePointer<Float>.allocate(capacity: bins), hi = UnsafeMutablePointer<Float>.allocate(capacity: bins)
+        let sums = UnsafeMutablePointer<Double>.allocate(capacity: 4 * bins)
         defer { residual.deallocate(); hr.deallocate(); hi.deallocate(); sums.deallocate() }
-        hr.initialize(repeating: 0, count: width)
-        hi.initialize(repeating: 0, count: width)
+        hr.initialize(repeating: 0, count: bins)
+        hi.initialize(repeating: 0, count: bins)
         for _ in 1...iterations {
             for k in 0..<bins { hr[k] = Float(hRe[k]); hi[k] = Float(hIm[k]) }
-            // |residual|^exponent per (frame, bin) (0 past `bins`: there T = A = H = 0), and their total.
-            sums.update(repeating: 0, count: width)
+            // |residual|^exponent per (frame, bin), and their total.
+            sums.update(repeating: 0, count: bins)
             for f in 0..<frames {
-                let xr = t + 2 * width * f, xi = xr + width, yr = a + 2 * width * f, yi = yr + width, r = residual + width * f
-                for k in 0..<width {
+                let xr = t + 2 * bins * f, xi = xr + bins, yr = a + 2 * bins * f, yi = yr + bins, r = residual + bins * f
+                for k in 0..<bins {
                     let (h1, h2, ar, ai) = (hr[k], hi[k], yr[k], yi[k])
                     let rr = xr[k] - (h1 * ar - h2 * ai)
                     let ri = xi[k] - (h1 * ai + h2 * ar)
@@ -417,10 +411,10 @@ struct EchoPathFit {
                 }
                 switch exponent {
                 case 2: break
-                case 1: for k in 0..<width { r[k] = r[k].squareRoot() }
-                default: for k in 0..<width { r[k] = Float(pow(Double(r[k]), Double(exponent) / 2)) }
+                case 1: for k in 0..<bins { r[k] = r[k].squareRoot() }
+                default: for k in 0..<bins { r[k] = Float(pow(Double(r[k]), Double(exponent) / 2)) }
                 }
-                for k in 0..<width { sums[k] += Double(r[k]) }
+                for k in 0..<bins { sums[k] += Double(r[k]) }
             }
             var total = 0.0
             for k in 0..<bins { total += sums[k] }
@@ -428,12 +422,12 @@ struct EchoPathFit {
             // Weights 1/(|r|^e + floor) and the weighted normal equations, in one pass.
             normalEquations(take: t, accompaniment: a, residual: residual, floor: floor, into: sums)
             var wsum = 0.0
-            for k in 0..<bins { wsum += sums[3 * width + k] }
+            for k in 0..<bins { wsum += sums[3 * bins + k] }
             // λ scaled like the weights, so the loading keeps its relative size across iterations.
             let load = lambda * (wsum / Double(n))
             for k in 0..<bins {
-                hRe[k] = sums[k] / (sums[2 * width + k] + load)
-                hIm[k] = sums[width + k] / (sums[2 * width + k] + load)
+                hRe[k] = sums[k] / (sums[2 * bins + k] + load)
+                hIm[k] = sums[bins + k] / (sums[2 * bins + k] + load)
             }
         }
         return (hRe, hIm)
