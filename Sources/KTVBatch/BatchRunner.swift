@@ -109,7 +109,7 @@ public enum BatchRunner {
             }
             todo.append(row)
         }
-        let state = RunState(total: todo.count + duplicates.count, jobs: configuration.jobs, failFast: configuration.failFast,
+        let state = RunState(total: todo.count + duplicates.count, failFast: configuration.failFast,
                              results: results, progress: progress)
         for (row, first) in duplicates {
             state.finish(row: row, outcome: .failure(BatchFailure(reason: .row, message: "\(manifest.name): line \(row.line): id \(quoted(row.id ?? "")) repeats line \(first)'s; ids must be unique")), elapsedMs: 0)
@@ -152,7 +152,7 @@ final class RunState: @unchecked Sendable {
     private let started = DispatchTime.now().uptimeNanoseconds
     private let lock = NSLock()
 
-    init(total: Int, jobs: Int, failFast: Bool, results: ResultsLog, progress: @escaping @Sendable (BatchProgress) -> Void) {
+    init(total: Int, failFast: Bool, results: ResultsLog, progress: @escaping @Sendable (BatchProgress) -> Void) {
         self.total = total
         self.failFast = failFast
         self.results = results

@@ -85,17 +85,18 @@ public struct Manifest: Sendable {
         return "unknown column \(quoted(name))\(hint); the columns are \(known.joined(separator: ", "))"
     }
 
+    /// Levenshtein distance between the UTF-8 bytes of `a` and `b`.
     static func editDistance(_ a: String, _ b: String) -> Int {
         let x = Array(a.utf8), y = Array(b.utf8)
         var previous = Array(0...y.count)
-        for i in 1...max(1, x.count) where !x.isEmpty {
-            var current = [i] + [Int](repeating: 0, count: y.count)
-            for j in 1...max(1, y.count) where !y.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+        for i in x.indices {
+            var current = [i + 1]
+            for j in y.indices {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x[i] == y[j] ? 0 : 1)))
             }
             previous = current
         }
-        return x.isEmpty ? y.count : previous[y.count]
+        return previous[y.count]
     }
 }
 

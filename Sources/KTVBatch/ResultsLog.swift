@@ -34,9 +34,9 @@ public final class ResultsLog: @unchecked Sendable {
         }
         name = path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw .io(.cannotWrite(path: path, reason: String(cString: strerror(errno)))) }
+        guard fd >= 0 else { throw .io(.cannotWrite(path: path, reason: FileIO.writeReason(errno))) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { close(fd); throw .io(.cannotRead(path: path, reason: String(cString: strerror(errno)))) }
+        guard fstat(fd, &st) == 0 else { close(fd); throw .io(.cannotRead(path: path, reason: FileIO.readReason(errno))) }
         let isRegular = (st.st_mode & S_IFMT) == S_IFREG
         if isRegular && st.st_size > 0 {
             guard resume else { close(fd); throw .resultsExist(path: path, bytes: Int(st.st_size)) }
@@ -76,7 +76,7 @@ public final class ResultsLog: @unchecked Sendable {
             let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .io(.cannotRead(path: name, reason: String(cString: strerror(errno))))
+                throw .io(.cannotRead(path: name, reason: FileIO.readReason(errno)))
             }
             if n == 0 { break }
             var start = 0
@@ -94,7 +94,7 @@ public final class ResultsLog: @unchecked Sendable {
         if lastLineEnd < offset {
             warnings.append("\(name): line \(line + 1) was cut off (\(offset - lastLineEnd) bytes without an end, from a run that stopped mid-write); dropped it, and its take is scored again")
             guard ftruncate(fd, off_t(lastLineEnd)) == 0 else {
-                throw .io(.cannotWrite(path: name, reason: "cannot drop the torn last line: \(String(cString: strerror(errno)))"))
+                throw .io(.cannotWrite(path: name, reason: "cannot drop the torn last line: \(FileIO.writeReason(errno))"))
             }
         }
         return (completedIds, warnings)

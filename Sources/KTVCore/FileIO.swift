@@ -147,7 +147,8 @@ public enum FileIO {
         return "\(bytes) bytes"
     }
 
-    static func readReason(_ code: Int32) -> String {
+    /// What a failed open or read's `errno` means, in the words ktv's messages use.
+    public static func readReason(_ code: Int32) -> String {
         switch code {
         case ENOENT: return "no such file"
         case EACCES, EPERM: return "permission denied"
@@ -156,7 +157,8 @@ public enum FileIO {
         }
     }
 
-    static func writeReason(_ code: Int32) -> String {
+    /// What a failed open or write's `errno` means, in the words ktv's messages use.
+    public static func writeReason(_ code: Int32) -> String {
         switch code {
         case ENOSPC: return "no space left on the device"
         case EACCES, EPERM: return "permission denied"

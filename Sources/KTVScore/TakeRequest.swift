@@ -48,9 +48,7 @@ public struct TakeRequest: Sendable {
     /// timing without a clock of its own.
     public func validated() throws(ScoreError) -> TakeRequest {
         if let latencyMs { do { try ScoreConfiguration.Spec.latencyMs.check(latencyMs) } catch { throw ScoreError(error) } }
-        if let pitchIntervalMs, !(1...10_000).contains(pitchIntervalMs) {
-            throw .invalidParameter(name: "pitchIntervalMs", value: "\(pitchIntervalMs)", allowed: "1...10000 ms")
-        }
+        if let pitchIntervalMs { do { try TakeReader.Spec.pitchIntervalMs.check(pitchIntervalMs) } catch { throw ScoreError(error) } }
         if (progressLog == nil) != (device == nil) {
             throw .invalidParameter(name: progressLog == nil ? "device" : "progressLog", value: "given alone",
                                     allowed: "a progress log together with the device that recorded the take")
