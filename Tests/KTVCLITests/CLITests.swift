@@ -25,8 +25,13 @@ struct Run {
 }
 
 func ktv(_ args: [String], stdin: [UInt8]? = nil) throws -> Run {
+    try runProcess(KTVBinary.url, args, stdin: stdin)
+}
+
+/// Runs a program to the end with `stdin` (or nothing) on its standard input.
+func runProcess(_ executable: URL, _ args: [String], stdin: [UInt8]? = nil) throws -> Run {
     let p = Process()
-    p.executableURL = KTVBinary.url
+    p.executableURL = executable
     p.arguments = args
     // Files, not pipes, for the outputs: nothing can block however much the child prints.
     let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-run-\(UUID().uuidString)")

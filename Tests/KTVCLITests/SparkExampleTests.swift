@@ -28,27 +28,9 @@ enum SparkExample {
         return false
     }
 
-    /// Runs a program to the end, its outputs in files (nothing blocks however much it prints).
+    /// Runs a program to the end (see `runProcess`).
     static func run(_ executable: String, _ args: [String]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-spark-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: tmp) }
-        let outURL = tmp.appendingPathComponent("out"), errURL = tmp.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try out.close()
-        try err.close()
-        return Run(status: p.terminationStatus, stdout: [UInt8](try Data(contentsOf: outURL)),
-                   stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        try runProcess(URL(fileURLWithPath: executable), args)
     }
 }
 
