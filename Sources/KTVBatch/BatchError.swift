@@ -2,7 +2,7 @@ import KTVCore
 
 /// Why a batch could not run at all (a take that fails is a `BatchFailure` line, not this). Messages
 /// name the file and the line and say what to change.
-public enum BatchError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStringConvertible {
     /// The manifest cannot be read as CSV or JSON Lines, or names a column ktv does not know.
     case badManifest(path: String, line: Int?, detail: String)
     /// The results file cannot be continued, or holds results a fresh run would mix with its own.
@@ -13,10 +13,6 @@ public enum BatchError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(FileIOError)
     /// A setting out of range.
     case invalidParameter(name: String, value: String, allowed: String)
-
-    public init(_ error: ParameterError) {
-        self = .invalidParameter(name: error.name, value: error.value, allowed: error.allowed)
-    }
 
     public var parameterError: ParameterError? {
         if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }

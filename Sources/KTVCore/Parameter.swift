@@ -109,3 +109,18 @@ public struct ParameterError: Error, Equatable, Sendable, CustomStringConvertibl
         ParameterError(name: newName, value: value, allowed: allowed)
     }
 }
+
+/// A module's error enum with a case for a setting out of range, `invalidParameter(name:value:allowed:)`
+/// (the case itself satisfies the requirement): `init(_:)` wraps a `ParameterError` in it, and
+/// `parameterError` gives it back for front ends that rename parameters.
+public protocol ParameterErrorWrapping: Error {
+    static func invalidParameter(name: String, value: String, allowed: String) -> Self
+    var parameterError: ParameterError? { get }
+}
+
+extension ParameterErrorWrapping {
+    /// A declared parameter's range error.
+    public init(_ error: ParameterError) {
+        self = .invalidParameter(name: error.name, value: error.value, allowed: error.allowed)
+    }
+}

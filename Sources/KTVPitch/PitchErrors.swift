@@ -1,18 +1,13 @@
 import KTVCore
 
 /// Why pitch tracking or evaluation could not run. Messages say what to change.
-public enum PitchError: Error, Equatable, CustomStringConvertible, Sendable {
+public enum PitchError: ParameterErrorWrapping, Equatable, CustomStringConvertible, Sendable {
     /// A configuration value outside its range: name, value, allowed range.
     case invalidParameter(name: String, value: String, allowed: String)
     /// A pitch-track file (reference or estimate) that cannot be read: file, 1-based line, what is wrong.
     case badTrackFile(path: String, line: Int?, detail: String)
     /// The input has no usable samples for the request.
     case noAudio(String)
-
-    /// A declared parameter's range error.
-    public init(_ error: ParameterError) {
-        self = .invalidParameter(name: error.name, value: error.value, allowed: error.allowed)
-    }
 
     /// The same error as a `ParameterError`, for front ends that rename parameters.
     public var parameterError: ParameterError? {

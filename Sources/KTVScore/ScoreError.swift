@@ -1,17 +1,13 @@
 import KTVCore
 
 /// Why a take could not be scored. Messages name the file and say what to change.
-public enum ScoreError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ScoreError: ParameterErrorWrapping, Equatable, Sendable, CustomStringConvertible {
     /// A reference file that cannot be used: where (1-based line when known) and what is wrong.
     case badReference(path: String, line: Int?, detail: String)
     /// A take that cannot be used (empty, no voiced frame, bad rows).
     case badTake(path: String, line: Int?, detail: String)
     /// A setting out of range.
     case invalidParameter(name: String, value: String, allowed: String)
-
-    public init(_ error: ParameterError) {
-        self = .invalidParameter(name: error.name, value: error.value, allowed: error.allowed)
-    }
 
     public var parameterError: ParameterError? {
         if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }
