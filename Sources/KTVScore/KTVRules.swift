@@ -6,7 +6,11 @@ import KTVCore
 // Each pitched note is judged on the frames sung inside it (on the song's clock, after latency):
 // - coverage: the share of the note's time voiced (a note left unsung scores 0);
 // - pitch: the median error of its voiced frames against the target, after the key shift (the
-//   median keeps vibrato and glides from deciding the note; a frame an octave off is just far off);
+//   median keeps vibrato and glides from deciding the note), each frame folded to its nearest
+//   octave; a note sung whole octaves away keeps `octaveCredit` of its credit (a singer changing
+//   register mid-song, or a pitch tracker's octave error: every karaoke scorer in
+//   shared/spec/scoring-anchors.md folds octaves, and the graders of a sing-back exam do not hear a
+//   tracker's error);
 // - onset: when the singer first reaches the note's pitch (within `onsetToleranceCents`),
 //   against the note's start; it only refines a note sung on pitch.
 // The song's key is judged once, not note by note: the whole take's median error is its key shift;
@@ -42,13 +46,15 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
             "Share of the total that depends on singing in the song's key (octaves forgiven).")
         public static let keyToleranceCents = Parameter<Double>("keyToleranceCents", unit: "cents", range: 1...1200, default: 150,
             "Key credit is exp(−(shift/this)²) of the shift left after whole octaves.")
+        public static let octaveCredit = Parameter<Double>("octaveCredit", range: 0...1, default: 0.75,
+            "Share of its pitch credit a note keeps when sung whole octaves from its target (a singer changing register mid-song, or a pitch tracker's octave error); 0 judges it as far off.")
         public static let tempoStabilityWeight = Parameter<Double>("tempoStabilityWeight", range: 0...1, default: 0.5,
             "Free timing: share of the total that depends on a steady tempo.")
         public static let tempoSpreadScale = Parameter<Double>("tempoSpreadScale", range: 0.05...5, default: 0.5,
             "Free timing: tempo stability is exp(−spread/this), spread the robust standard deviation (1.4826 × MAD) of the notes' ln(duration ratio) above 0.1.")
         public static let all: [ParameterInfo] = [fullCreditCents.info, zeroCreditCents.info, fullCoverage.info, onsetGraceMs.info,
                                                   onsetZeroMs.info, onsetToleranceCents.info, timingWeight.info, keyWeight.info,
-                                                  keyToleranceCents.info, tempoStabilityWeight.info, tempoSpreadScale.info]
+                                                  keyToleranceCents.info, octaveCredit.info, tempoStabilityWeight.info, tempoSpreadScale.info]
     }
 
     /// A key shift is applied when notes holding at least this share of the sung time sit within
@@ -65,6 +71,7 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
     public var timingWeight = Spec.timingWeight.defaultValue
     public var keyWeight = Spec.keyWeight.defaultValue
     public var keyToleranceCents = Spec.keyToleranceCents.defaultValue
+    public var octaveCredit = Spec.octaveCredit.defaultValue
     public var tempoStabilityWeight = Spec.tempoStabilityWeight.defaultValue
     public var tempoSpreadScale = Spec.tempoSpreadScale.defaultValue
 
@@ -81,6 +88,7 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
             try Spec.timingWeight.check(timingWeight)
             try Spec.keyWeight.check(keyWeight)
             try Spec.keyToleranceCents.check(keyToleranceCents)
+            try Spec.octaveCredit.check(octaveCredit)
             try Spec.tempoStabilityWeight.check(tempoStabilityWeight)
             try Spec.tempoSpreadScale.check(tempoSpreadScale)
         } catch { throw ScoreError(error) }
@@ -214,7 +222,7 @@ public struct KTVRules: ScoringRules {
         var runStart: Double?, onset: Double?
         frames.forEach(in: n.startMs - reach, n.startMs + reach) { timeMs, cents in
             guard onset == nil else { return }
-            let onPitch = cents.map { abs($0 - target) <= c.onsetToleranceCents } ?? false
+            let onPitch = cents.map { abs(Self.octaveFolded($0 - target)) <= c.onsetToleranceCents } ?? false
             if onPitch, timeMs >= Double(n.startMs) { onset = (runStart ?? timeMs) - Double(n.startMs) }
             runStart = onPitch ? (runStart ?? timeMs) : nil
         }
@@ -237,10 +245,14 @@ public struct KTVRules: ScoringRules {
         ns.coverage = total > 0 ? Double(voiced) / Double(total) : 0
         ns.onsetMs = onset
         errs.sort()
-        ns.medianErrorCents = Stats.median(errs)
-        guard let median = ns.medianErrorCents else { return 0 }
+        // The median first, then its whole octaves (folding each frame first would centre the
+        // median of frames sung at random on the target).
+        guard let plainMedian = Stats.median(errs) else { return 0 }
+        ns.octaves = Int((plainMedian / 1200).rounded())
+        let median = plainMedian - 1200 * Double(ns.octaves)
+        ns.medianErrorCents = median
         let coverageCredit = min(1, ns.coverage / c.fullCoverage)
-        let pitchCredit = ramp(abs(median), full: c.fullCreditCents, zero: c.zeroCreditCents)
+        let pitchCredit = ramp(abs(median), full: c.fullCreditCents, zero: c.zeroCreditCents) * (ns.octaves == 0 ? 1 : c.octaveCredit)
         var timingCredit = onset.map { ramp(abs($0), full: c.onsetGraceMs, zero: c.onsetZeroMs) } ?? 0
         // Free timing: the warp lines onsets up by construction; what is left to judge is rhythm, the
         // note's sung duration against its written one at the singer's own tempo.
@@ -286,7 +298,7 @@ public struct KTVRules: ScoringRules {
         var sung: [Double] = [], reference: [Double] = []
         for n in notes where n.score != nil {
             guard let target = n.targetCents, let e = n.medianErrorCents else { continue }
-            sung.append(target + e)
+            sung.append(target + e + 1200 * Double(n.octaves))
             reference.append(target)
         }
         func spread(_ v: [Double]) -> Double {
@@ -305,6 +317,9 @@ public struct KTVRules: ScoringRules {
 
     /// The share of the melody's spread a singer must cover for full movement credit.
     static let movementShare = 0.75
+
+    /// `cents` moved by whole octaves into −600…600.
+    static func octaveFolded(_ cents: Double) -> Double { cents - 1200 * (cents / 1200).rounded() }
 
     /// 1 up to `full`, 0 from `zero`, linear in between.
     func ramp(_ x: Double, full: Double, zero: Double) -> Double {

@@ -6,7 +6,11 @@ public struct NoteScore: Sendable, Equatable {
     /// The pitch judged against: the note's, moved by the key shift (cents above MIDI 0); nil when unpitched.
     public var targetCents: Double?
     /// Median of (sung − target) over the note's voiced frames, cents; nil when none was voiced or the note is unpitched.
+    /// Under the ktv rules each frame is first moved to its nearest octave (−600…600; see `octaves`).
     public var medianErrorCents: Double?
+    /// Under the ktv rules: the whole octaves the note was sung away from its target (0 = in the
+    /// target's octave; −1 = an octave below).
+    public var octaves = 0
     /// Share of the note's time with a voiced frame, 0…1.
     public var coverage: Double
     /// First voiced frame relative to the note's start, ms (negative = early); nil when none.

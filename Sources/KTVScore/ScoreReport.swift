@@ -45,6 +45,7 @@ public enum ScoreReport {
                         .object([
                             ("start_ms", .int(n.note.startMs)), ("duration_ms", .int(n.note.durationMs)), ("word", .string(n.note.word)),
                             ("target_cents", number(n.targetCents)), ("median_error_cents", number(n.medianErrorCents)),
+                            ("octaves", .int(n.octaves)),
                             ("coverage", number(n.coverage, 1000)), ("onset_ms", number(n.onsetMs)), ("duration_ratio", number(n.durationRatio, 100)),
                             ("score", number(n.score)),
                         ])
@@ -73,6 +74,10 @@ public enum ScoreReport {
         }
         if let e = card.meanErrorCents, abs(e) >= 15 {
             out += "  notes lean \(e < 0 ? "flat" : "sharp") by \(Int(abs(e).rounded())) cents on average (after the key)\n"
+        }
+        let octaveNotes = card.measuredNotes.filter { $0.octaves != 0 }.count
+        if octaveNotes > 0 {
+            out += "  \(octaveNotes) note(s) sung an octave or more away from the rest (judged on pitch class)\n"
         }
         if let w = card.shareWithin50Cents {
             out += "  \(Int((w * 100).rounded()))% of the notes sung were within 50 cents\n"

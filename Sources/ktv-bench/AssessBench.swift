@@ -88,19 +88,36 @@ func majorityGrades(path: String) throws -> [String: Int] {
 /// Scores a performance against its reference (file paths); higher = better.
 typealias AssessScorer = (_ reference: String, _ performance: String) throws -> Double
 
-/// The aligner ktv is measured with, in this one place: the performances are sung freely after the
-/// piano, so free timing (`ktv score --timing free`).
-func ktvAligner(reference: ReferenceMelody) -> any TakeAligner {
-    FreeTimingAligner(reference: reference)
+/// The general settings ktv is assessed with: the rules' and the alignment's (defaults unless a
+/// sweep varies one).
+struct AssessSettings {
+    var rules = KTVRulesConfiguration()
+    var timing = FreeTimingConfiguration()
+
+    /// The settings a sweep may vary, by their declared names.
+    static let setters: [String: @Sendable (inout AssessSettings, Double) -> Void] = {
+        typealias R = KTVRulesConfiguration.Spec
+        typealias T = FreeTimingConfiguration.Spec
+        return [
+            R.fullCreditCents.name: { $0.rules.fullCreditCents = $1 }, R.zeroCreditCents.name: { $0.rules.zeroCreditCents = $1 },
+            R.fullCoverage.name: { $0.rules.fullCoverage = $1 }, R.timingWeight.name: { $0.rules.timingWeight = $1 },
+            R.keyWeight.name: { $0.rules.keyWeight = $1 }, R.keyToleranceCents.name: { $0.rules.keyToleranceCents = $1 },
+            R.octaveCredit.name: { $0.rules.octaveCredit = $1 }, R.tempoStabilityWeight.name: { $0.rules.tempoStabilityWeight = $1 },
+            R.tempoSpreadScale.name: { $0.rules.tempoSpreadScale = $1 },
+            T.stepMs.name: { $0.timing.stepMs = Int($1) }, T.capCents.name: { $0.timing.capCents = $1 },
+            T.gapCost.name: { $0.timing.gapCost = $1 }, T.bandShare.name: { $0.timing.bandShare = $1 },
+        ]
+    }()
 }
 
-/// ktv's score (0-100, ktv rules) with one `Scorer`; each reference is read, and its aligner made,
+/// ktv's score (0-100, ktv rules, free timing as in `ktv score --timing free`: the performances are
+/// sung freely after the piano) with one `Scorer`; each reference is read, and its aligner made,
 /// once.
-func makeKTVAssessScorer() throws -> AssessScorer {
-    let scorer = try Scorer(configuration: ScoreConfiguration(rules: KTVRules()))
+func makeKTVAssessScorer(_ settings: AssessSettings = AssessSettings()) throws -> AssessScorer {
+    let scorer = try Scorer(configuration: ScoreConfiguration(rules: KTVRules(configuration: settings.rules)))
     let reference = memoised { path -> (melody: ReferenceMelody, aligner: any TakeAligner) in
         let melody = try scorer.reference(path: path)
-        return (melody, ktvAligner(reference: melody))
+        return (melody, FreeTimingAligner(reference: melody, configuration: settings.timing))
     }
     return { referencePath, performancePath in
         let (melody, aligner) = try reference(referencePath)
@@ -339,6 +356,10 @@ func benchAssess(_ args: [String]) {
           + "the melody's first reference (none of their own number)")
     print("")
 
+    if let spec = option("--sweep", in: args) {
+        sweepAssess(spec, performances: performances)
+        return
+    }
     let ktvScorer: AssessScorer
     do { ktvScorer = try makeKTVAssessScorer() } catch { fail("\(error)") }
     let ktvRun = runAssessScorer("ktv", ktvScorer, on: performances)
@@ -442,4 +463,64 @@ func benchAssess(_ args: [String]) {
         let p = performances[index]
         print("| \(p.fileName) | \(p.majority.map(String.init) ?? "—") | \(p.passed ? "pass" : "fail") | \(String(format: "%.1f", ktvRun.scores[index])) | \(String(format: "%.2f", distance)) |")
     }
+}
+
+// MARK: - Sweeping a general setting
+
+/// `--sweep name=v1,v2,…`: ktv scored with each value of one general setting, and how much choosing
+/// it on this data flatters the figures: for each melody the value is chosen on the other melodies
+/// (best mean per-melody AUC + Spearman) and the held-out melody is scored with it.
+func sweepAssess(_ spec: String, performances: [AssessPerformance]) {
+    let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+    guard parts.count == 2, let setter = AssessSettings.setters[parts[0]] else {
+        fail("--sweep: expected name=v1,v2,… with a name among \(AssessSettings.setters.keys.sorted().joined(separator: ", "))")
+    }
+    let values = parts[1].split(separator: ",").compactMap { Double($0) }
+    guard values.count >= 2, values.count == parts[1].split(separator: ",").count else { fail("--sweep: expected at least two numbers after \(parts[0])=") }
+    let runs: [[GradedScore]] = values.map { value in
+        var settings = AssessSettings()
+        setter(&settings, value)
+        let scorer: AssessScorer
+        do {
+            _ = try settings.rules.validated()
+            _ = try settings.timing.validated()
+            scorer = try makeKTVAssessScorer(settings)
+        } catch { fail("--sweep \(parts[0])=\(value): \(error)") }
+        let run = runAssessScorer("ktv", scorer, on: performances)
+        return zip(performances, run.scores).map { GradedScore(melody: $0.melody, score: $1, passed: $0.passed, majority: $0.majority) }
+    }
+    func f(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "—" }
+    func meanMin(_ values: [Double?]) -> (mean: Double?, min: Double?) {
+        let defined = values.compactMap { $0 }
+        return (Stats.mean(defined), defined.min())
+    }
+    print("")
+    print("### Sweep of \(parts[0])")
+    print("")
+    print("| \(parts[0]) | AUC all | AUC per melody mean / min | Spearman all | Spearman per melody mean / min |")
+    print("|---|---|---|---|---|")
+    let perMelody = runs.map(perMelodyFigures)
+    for (k, value) in values.enumerated() {
+        let all = rankFigures(runs[k]), auc = meanMin(perMelody[k].map(\.auc)), rho = meanMin(perMelody[k].map(\.spearman))
+        print("| \(value) | \(f(all.auc)) | \(f(auc.mean)) / \(f(auc.min)) | \(f(all.spearman)) | \(f(rho.mean)) / \(f(rho.min)) |")
+    }
+    // Leave one melody out: the value the other melodies prefer, applied to the held-out one.
+    var chosen: [Double] = [], heldOut: [(auc: Double?, spearman: Double?)] = [], pooled: [GradedScore] = []
+    for (m, melody) in perMelody[0].map(\.melody).enumerated() {
+        let best = values.indices.max { a, b in
+            func merit(_ k: Int) -> Double {
+                let others = perMelody[k].indices.filter { $0 != m }
+                return (meanMin(others.map { perMelody[k][$0].auc }).mean ?? 0) + (meanMin(others.map { perMelody[k][$0].spearman }).mean ?? 0)
+            }
+            return merit(a) < merit(b)
+        } ?? 0
+        chosen.append(values[best])
+        heldOut.append((perMelody[best][m].auc, perMelody[best][m].spearman))
+        pooled += runs[best].filter { $0.melody == melody }
+    }
+    let pooledFigures = rankFigures(pooled), auc = meanMin(heldOut.map(\.auc)), rho = meanMin(heldOut.map(\.spearman))
+    let counts = Dictionary(grouping: chosen, by: { $0 }).sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value.count)" }
+    print("")
+    print("Chosen leaving each melody out: \(counts.joined(separator: ", ")). Held out: AUC per melody \(f(auc.mean)) / \(f(auc.min)), "
+          + "Spearman per melody \(f(rho.mean)) / \(f(rho.min)); pooled AUC \(f(pooledFigures.auc)), Spearman \(f(pooledFigures.spearman)).")
 }

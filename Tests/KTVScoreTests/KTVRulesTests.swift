@@ -98,6 +98,30 @@ func ktvScore(_ m: ReferenceMelody, _ take: PitchContour, rules: KTVRules = KTVR
         #expect(abs(after - before) < 1.5)
         #expect(try ktvScore(m, take).lines[0].notes[3].score == nil)
     }
+
+    @Test func aNoteSungAnOctaveAwayKeepsOctaveCreditOfItsPitchCredit() throws {
+        // Note 7 (line 1, note 2) an octave down, the rest as written.
+        let note = melody.notes[7]
+        let take = sungTake(melody) { t, v, _ in
+            v.map { t >= Double(note.startMs) - 100 && t < Double(note.endMs) ? $0 - 1200 : $0 }
+        }
+        func judged(_ octaveCredit: Double) throws -> NoteScore {
+            var c = KTVRulesConfiguration()
+            c.octaveCredit = octaveCredit
+            return try ktvScore(melody, take, rules: KTVRules(configuration: c)).lines[1].notes[2]
+        }
+        let full = try judged(1), default_ = try judged(KTVRulesConfiguration.Spec.octaveCredit.defaultValue), none = try judged(0)
+        #expect(full.octaves == -1 && none.octaves == -1)
+        #expect(abs(full.medianErrorCents ?? 999) < 35, "\(String(describing: full.medianErrorCents))")
+        let fullScore = try #require(full.score), defaultScore = try #require(default_.score)
+        #expect(fullScore > 70)
+        #expect(abs(defaultScore - 0.75 * fullScore) < 0.01, "\(defaultScore) vs \(fullScore)")
+        #expect(none.score == 0)
+        // The rest of the take keeps its key: no octave anywhere else.
+        let card = try ktvScore(melody, take)
+        #expect(card.lines.flatMap(\.notes).filter { $0.octaves != 0 }.map(\.note.word) == [note.word])
+        #expect(abs(card.keyShiftCents) < 30)
+    }
 }
 
 /// The real recorded takes of 七里香 (Agora's fixtures, one Hz value per 50 ms; the recordings stop
