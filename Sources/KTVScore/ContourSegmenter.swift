@@ -2,51 +2,157 @@ import Foundation
 import KTVCore
 import KTVLyrics
 
-/// Turns a pitch contour (a reference singer's, or Agora's binary contour) into notes: runs of
-/// voiced frames, cut where the pitch moves away from the run's median by more than `jumpCents`
-/// (a new note) and at word boundaries when words are known; runs shorter than `minNoteMs` are
-/// dropped. A note's pitch is the median of its frames. In the spirit of the note segmentation
-/// step of Mauch et al., "Computer-aided melody note transcription using the Tony software",
-/// SMC 2015 (pitch-change and voicing boundaries), far simpler: a reference is a clean voice.
-public struct ContourSegmenter: Sendable {
-    public var jumpCents = 70.0
-    public var minNoteMs = 60
+// Pitch contour → notes: for a reference given as a pitch track (a reference singer's, a piano
+// played before a sing-back exam, Agora's binary contour).
+//
+// In the spirit of the note segmentation step of Mauch et al., "Computer-aided melody note
+// transcription using the Tony software", SMC 2015 (pitch-change and voicing boundaries), far
+// simpler, since a reference is one clean voice:
+// 1. Runs of voiced frames are cut where the pitch moves away from the run's median by more than
+//    `jumpCents` (a new note) and where a word starts, when words are known.
+// 2. The tracker's own artefacts are cleaned up, because every one of them would be judged as a
+//    note: neighbouring runs (touching, no word start between them) within `mergeCents` of each
+//    other are one note whose pitch drifted (a piano note's decay, a singer's sag); a run shorter
+//    than `transitionMs` that touches a neighbour is the glide between two notes, or a decay's
+//    tail, and its time goes to its neighbours (split at its middle when it touches two), without
+//    its pitch.
+// 3. Runs shorter than `minNoteMs` left on their own are dropped.
+// A note's pitch is the median of its own frames (vibrato and a glide in do not move it).
+
+/// Turns a pitch contour into notes (see the comment at the top of the file).
+public struct ContourSegmenter: Sendable, Equatable {
+    public enum Spec {
+        public static let jumpCents = Parameter<Double>("jumpCents", unit: "cents", range: 10...600, default: 70,
+            "A frame this far from its run's median starts a new note.")
+        public static let mergeCents = Parameter<Double>("mergeCents", unit: "cents", range: 0...300, default: 50,
+            "Touching runs whose pitches differ by at most this are one note (0: never merged).")
+        public static let transitionMs = Parameter<Int>("transitionMs", unit: "ms", range: 0...500, default: 60,
+            "A run shorter than this touching another note is a glide or a decay's tail: its time goes to its neighbours (0: kept).")
+        public static let minNoteMs = Parameter<Int>("minNoteMs", unit: "ms", range: 1...2000, default: 60,
+            "A run shorter than this on its own is not a note.")
+        public static let all: [ParameterInfo] = [jumpCents.info, mergeCents.info, transitionMs.info, minNoteMs.info]
+    }
+
+    public var jumpCents = Spec.jumpCents.defaultValue
+    public var mergeCents = Spec.mergeCents.defaultValue
+    public var transitionMs = Spec.transitionMs.defaultValue
+    public var minNoteMs = Spec.minNoteMs.defaultValue
 
     public init() {}
 
+    public func validated() throws(ScoreError) -> ContourSegmenter {
+        do {
+            try Spec.jumpCents.check(jumpCents)
+            try Spec.mergeCents.check(mergeCents)
+            try Spec.transitionMs.check(transitionMs)
+            try Spec.minNoteMs.check(minNoteMs)
+        } catch { throw ScoreError(error) }
+        return self
+    }
+
+    /// A run of voiced frames: its time span and its frames' cents.
+    struct Run {
+        var startMs: Double
+        var endMs: Double
+        var cents: [Double]
+        /// A word starts where this run starts: it is never merged into the run before.
+        var wordStart: Bool
+        var durationMs: Double { endMs - startMs }
+        var median: Double { Stats.median(cents.sorted()) ?? 0 }
+    }
+
     public func notes(_ contour: PitchContour, words: [LyricWord] = []) -> [MelodyNote] {
-        let timesMs = contour.timesS.map { $0 * 1000 }
-        let cents = contour.f0Hz.map { $0.map { ReferenceMelody.cents(hz: $0) } }
-        let hopMs = timesMs.count > 1 ? (timesMs[timesMs.count - 1] - timesMs[0]) / Double(timesMs.count - 1) : 10
-        let boundaries = Set(words.map(\.startMs))
-        var notes: [MelodyNote] = []
-        var run: [Double] = []  // the current run's cents, sorted
-        var runStart = 0.0
-        func close(at endMs: Double) {
-            defer { run = [] }
-            guard Int((endMs - runStart).rounded()) >= minNoteMs else { return }
-            guard let median = Stats.median(run) else { return }
-            let mid = Int(((runStart + endMs) / 2).rounded())
+        let runs = cleaned(runs(contour, words: words), hopMs: hopMs(contour))
+        return runs.compactMap { run in
+            guard Int(run.durationMs.rounded()) >= minNoteMs, let median = Stats.median(run.cents.sorted()) else { return nil }
+            let mid = Int(((run.startMs + run.endMs) / 2).rounded())
             let word = words.first { $0.startMs <= mid && mid < $0.endMs }?.text ?? ""
-            notes.append(MelodyNote(startMs: Int(runStart.rounded()), durationMs: Int((endMs - runStart).rounded()), cents: median, word: word))
+            return MelodyNote(startMs: Int(run.startMs.rounded()), durationMs: Int(run.durationMs.rounded()), cents: median, word: word)
+        }
+    }
+
+    func hopMs(_ contour: PitchContour) -> Double {
+        let timesS = contour.timesS
+        return timesS.count > 1 ? (timesS[timesS.count - 1] - timesS[0]) * 1000 / Double(timesS.count - 1) : 10
+    }
+
+    /// Step 1: voiced runs cut at pitch jumps and word starts.
+    func runs(_ contour: PitchContour, words: [LyricWord]) -> [Run] {
+        let timesMs = contour.timesS.map { $0 * 1000 }
+        let hopMs = hopMs(contour)
+        let boundaries = Set(words.map(\.startMs))
+        var runs: [Run] = []
+        var sorted: [Double] = []  // the current run's cents, sorted (one insertion a frame)
+        var current: Run?
+        func close(at endMs: Double) {
+            if var run = current {
+                run.endMs = endMs
+                runs.append(run)
+            }
+            current = nil
+            sorted = []
         }
         var lastBoundary = -1
         for (k, t) in timesMs.enumerated() {
-            guard let c = cents[k] else {
-                if !run.isEmpty { close(at: t) }
+            guard let f0 = contour.f0Hz[k] else {
+                close(at: t)
                 continue
             }
+            let c = ReferenceMelody.cents(hz: f0)
             // A word starting in this frame ends the note before it.
             let boundary = boundaries.first { Double($0) <= t && Double($0) > t - hopMs && $0 != lastBoundary }
             if let b = boundary { lastBoundary = b }
-            // Against the run's median (kept sorted: one insertion a frame), which vibrato and a glide in do not move.
-            if !run.isEmpty, abs(c - (Stats.median(run) ?? c)) > jumpCents || boundary != nil { close(at: t) }
-            if run.isEmpty { runStart = t }
-            var lo = 0, hi = run.count
-            while lo < hi { let mid = (lo + hi) / 2; if run[mid] < c { lo = mid + 1 } else { hi = mid } }
-            run.insert(c, at: lo)
+            // Against the run's median, which vibrato and a glide in do not move.
+            if current != nil, abs(c - (Stats.median(sorted) ?? c)) > jumpCents || boundary != nil { close(at: t) }
+            if current == nil { current = Run(startMs: t, endMs: t, cents: [], wordStart: boundary != nil) }
+            current?.cents.append(c)
+            var lo = 0, hi = sorted.count
+            while lo < hi { let mid = (lo + hi) / 2; if sorted[mid] < c { lo = mid + 1 } else { hi = mid } }
+            sorted.insert(c, at: lo)
         }
-        if !run.isEmpty { close(at: (timesMs.last ?? 0) + hopMs) }
-        return notes
+        close(at: (timesMs.last ?? 0) + hopMs)
+        return runs
+    }
+
+    /// Step 2: drifting notes merged, glides and decay tails given to their neighbours.
+    func cleaned(_ input: [Run], hopMs: Double) -> [Run] {
+        // Runs touch when no more than two frames of silence lie between them.
+        func touching(_ a: Run, _ b: Run) -> Bool { b.startMs - a.endMs <= 2 * hopMs + 1e-9 && !b.wordStart }
+        // Merging: each run against the note built so far.
+        func merged(_ runs: [Run]) -> [Run] {
+            var out: [Run] = []
+            for run in runs {
+                if let last = out.last, touching(last, run), abs(run.median - last.median) <= mergeCents {
+                    out[out.count - 1].endMs = run.endMs
+                    out[out.count - 1].cents += run.cents
+                } else {
+                    out.append(run)
+                }
+            }
+            return out
+        }
+        guard transitionMs > 0 else { return merged(input) }
+        // Transitions: shortest first, so a glide's pieces go one by one into the notes around them.
+        var runs = merged(input)
+        while true {
+            let candidates = runs.indices.filter { i in
+                runs[i].durationMs < Double(transitionMs)
+                    && ((i > 0 && touching(runs[i - 1], runs[i]) && runs[i - 1].durationMs > runs[i].durationMs)
+                        || (i + 1 < runs.count && touching(runs[i], runs[i + 1]) && runs[i + 1].durationMs > runs[i].durationMs))
+            }
+            guard let i = candidates.min(by: { runs[$0].durationMs < runs[$1].durationMs }) else { break }
+            let before = i > 0 && touching(runs[i - 1], runs[i]), after = i + 1 < runs.count && touching(runs[i], runs[i + 1])
+            let middle = (runs[i].startMs + runs[i].endMs) / 2
+            switch (before, after) {
+            case (true, true):
+                runs[i - 1].endMs = middle
+                runs[i + 1].startMs = middle
+            case (true, false): runs[i - 1].endMs = runs[i].endMs
+            default: runs[i + 1].startMs = runs[i].startMs
+            }
+            runs.remove(at: i)
+        }
+        // A note the tracker broke with a glitch is whole again.
+        return merged(runs)
     }
 }

@@ -9,8 +9,8 @@ import KTVCore
 /// performances in their level's band (`make assess`). Only meaningful for sing-back takes judged
 /// with free timing by the ktv rules.
 public enum GradeCalibration {
-    /// (raw mean of the level, calibrated anchor), rising.
-    static let knots: [(raw: Double, calibrated: Double)] = [(39.0, 25), (55.0, 50), (69.8, 75), (81.0, 92)]
+    /// (raw mean of the level, calibrated anchor), rising (`ktv-bench assess` prints the fit).
+    public static let knots: [(raw: Double, calibrated: Double)] = [(40.0, 25), (56.5, 50), (71.3, 75), (82.7, 92)]
 
     /// The calibrated 0-100 score of a raw ktv-rules score.
     public static func calibrated(_ raw: Double) -> Double {

@@ -49,7 +49,7 @@ public enum ReferenceReader {
             do { contour = try PitchTrackFile.parse(bytes, path: path) } catch {
                 throw ScoreError.badReference(path: path, line: nil, detail: "\(error)")
             }
-            let notes = ContourSegmenter().notes(contour, words: lyrics?.lines.flatMap(\.words) ?? [])
+            let notes = options.segmenter.notes(contour, words: lyrics?.lines.flatMap(\.words) ?? [])
             guard !notes.isEmpty else {
                 throw ScoreError.badReference(path: path, line: nil, detail: "the pitch track has no voiced stretch long enough to be a note")
             }
@@ -59,7 +59,8 @@ public enum ReferenceReader {
         do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
             throw ScoreError.badReference(path: path, line: nil, detail: "not a reference melody: \(error)")
         }
-        return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path)
+        return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path,
+                          segmenter: options.segmenter)
     }
 
     /// A pitch track: ktv's pitch JSON (`"frames"` with `"f0_hz"`), or text whose first row that is
@@ -84,10 +85,12 @@ public enum ReferenceReader {
     /// A reference sung in a recording: a dual-mono KTV track is split (as `ktv split --vocals`
     /// does) and its vocal estimate tracked; a mono file is tracked as a vocal stem. The contour is
     /// segmented into notes, cut at the words' starts and carrying them when lyrics are given.
-    public static func read(audioPath: String, lyricsPath: String? = nil, tracker: PitchTracker) throws -> ReferenceMelody {
+    public static func read(audioPath: String, lyricsPath: String? = nil, tracker: PitchTracker,
+                            segmenter: ContourSegmenter = ContourSegmenter()) throws -> ReferenceMelody {
+        let segmenter = try segmenter.validated()
         let lyrics = try lyricsPath.map { try readLyrics($0) }
         let vocal = try tracker.trackVocals(path: audioPath)
-        let notes = ContourSegmenter().notes(vocal.track.contour, words: lyrics?.lines.flatMap(\.words) ?? [])
+        let notes = segmenter.notes(vocal.track.contour, words: lyrics?.lines.flatMap(\.words) ?? [])
         guard !notes.isEmpty else {
             throw ScoreError.badReference(path: audioPath, line: nil, detail: "no sung note found in the audio (\(vocal.note))")
         }
@@ -103,7 +106,8 @@ public enum ReferenceReader {
 
     /// The melody of a lyric model: its words' own pitch (Migu XML), or `pitch` from a pitch file
     /// (notes placed on the lyric lines by time).
-    public static func melody(lyrics: Lyrics, pitch: ReferencePitch?, wordsHavePitch: Bool = true, path: String) throws(ScoreError) -> ReferenceMelody {
+    public static func melody(lyrics: Lyrics, pitch: ReferencePitch?, wordsHavePitch: Bool = true, path: String,
+                              segmenter: ContourSegmenter = ContourSegmenter()) throws(ScoreError) -> ReferenceMelody {
         let lines = lyrics.lines.map { MelodyLine(startMs: $0.startMs, endMs: $0.endMs, text: $0.text.trimmingCharacters(in: .whitespaces)) }
         if wordsHavePitch, lyrics.format == .miguXML {
             var notes: [MelodyNote] = []
@@ -132,7 +136,7 @@ public enum ReferenceReader {
             }
             return placed(repaired(notes), lyrics: lyrics.lines.isEmpty ? nil : lyrics, scale: scale == .hz ? .absolute : .relative)
         case let .contour(contour)?:
-            let notes = ContourSegmenter().notes(contour, words: lyrics.lines.flatMap(\.words))
+            let notes = try segmenter.validated().notes(contour, words: lyrics.lines.flatMap(\.words))
             guard !notes.isEmpty else {
                 throw .badReference(path: path, line: nil, detail: "the pitch contour has no voiced stretch long enough to be a note")
             }
@@ -304,10 +308,13 @@ public struct ReferenceOptions: Sendable, Equatable {
     public var player: Int
     /// nil: the first track with notes.
     public var track: Int?
+    /// How a reference given as a pitch track becomes notes.
+    public var segmenter: ContourSegmenter
 
-    public init(player: Int = Spec.player.defaultValue, track: Int? = nil) {
+    public init(player: Int = Spec.player.defaultValue, track: Int? = nil, segmenter: ContourSegmenter = ContourSegmenter()) {
         self.player = player
         self.track = track
+        self.segmenter = segmenter
     }
 
     public func validated() throws(ScoreError) -> ReferenceOptions {
@@ -315,6 +322,7 @@ public struct ReferenceOptions: Sendable, Equatable {
             try Spec.player.check(player)
             if let track { try Spec.track.check(track) }
         } catch { throw ScoreError(error) }
+        _ = try segmenter.validated()
         return self
     }
 }

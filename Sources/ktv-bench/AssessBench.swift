@@ -93,12 +93,16 @@ typealias AssessScorer = (_ reference: String, _ performance: String) throws -> 
 struct AssessSettings {
     var rules = KTVRulesConfiguration()
     var timing = FreeTimingConfiguration()
+    var segmenter = ContourSegmenter()
 
     /// The settings a sweep may vary, by their declared names.
     static let setters: [String: @Sendable (inout AssessSettings, Double) -> Void] = {
         typealias R = KTVRulesConfiguration.Spec
         typealias T = FreeTimingConfiguration.Spec
+        typealias S = ContourSegmenter.Spec
         return [
+            S.jumpCents.name: { $0.segmenter.jumpCents = $1 }, S.mergeCents.name: { $0.segmenter.mergeCents = $1 },
+            S.transitionMs.name: { $0.segmenter.transitionMs = Int($1) }, S.minNoteMs.name: { $0.segmenter.minNoteMs = Int($1) },
             R.fullCreditCents.name: { $0.rules.fullCreditCents = $1 }, R.zeroCreditCents.name: { $0.rules.zeroCreditCents = $1 },
             R.fullCoverage.name: { $0.rules.fullCoverage = $1 }, R.timingWeight.name: { $0.rules.timingWeight = $1 },
             R.keyWeight.name: { $0.rules.keyWeight = $1 }, R.keyToleranceCents.name: { $0.rules.keyToleranceCents = $1 },
@@ -116,7 +120,7 @@ struct AssessSettings {
 func makeKTVAssessScorer(_ settings: AssessSettings = AssessSettings()) throws -> AssessScorer {
     let scorer = try Scorer(configuration: ScoreConfiguration(rules: KTVRules(configuration: settings.rules)))
     let reference = memoised { path -> (melody: ReferenceMelody, aligner: any TakeAligner) in
-        let melody = try scorer.reference(path: path)
+        let melody = try scorer.reference(path: path, options: ReferenceOptions(segmenter: settings.segmenter))
         return (melody, FreeTimingAligner(reference: melody, configuration: settings.timing))
     }
     return { referencePath, performancePath in
@@ -414,6 +418,13 @@ func benchAssess(_ args: [String]) {
     print("")
     print("For scale: the README's baseline figures are AUC 0.79 and Spearman 0.61; two graders agree at Spearman 0.84-0.88; "
           + "calling every performance the commonest grade puts \(String(format: "%.1f %%", 100 * Double(commonest) / Double(max(1, gradedCount)))) in band.")
+    // The calibration `ktv score` reports with (KTVScore.GradeCalibration) is this fit on every melody.
+    if let all = GradeCalibration(fitting: graded[0]) {
+        let fitted = all.points.map { String(format: "(%.1f, %.0f)", $0.raw, $0.calibrated) }.joined(separator: ", ")
+        let shipped = KTVScore.GradeCalibration.knots.map { String(format: "(%.1f, %.0f)", $0.raw, $0.calibrated) }.joined(separator: ", ")
+        print("Calibration fitted on every melody (raw level mean → anchor): \(fitted); in KTVScore.GradeCalibration: \(shipped)"
+              + (fitted == shipped ? "." : " (out of date: copy the fitted knots there)."))
+    }
 
     // Each melody on its own: where the means and minima above come from.
     print("")
@@ -484,6 +495,7 @@ func sweepAssess(_ spec: String, performances: [AssessPerformance]) {
         do {
             _ = try settings.rules.validated()
             _ = try settings.timing.validated()
+            _ = try settings.segmenter.validated()
             scorer = try makeKTVAssessScorer(settings)
         } catch { fail("--sweep \(parts[0])=\(value): \(error)") }
         let run = runAssessScorer("ktv", scorer, on: performances)

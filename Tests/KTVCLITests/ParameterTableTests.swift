@@ -23,6 +23,7 @@ import KTVSync
         ("score-agora", AgoraRulesConfiguration.Spec.all),
         ("score-ultrastar", UltraStarRulesConfiguration.Spec.all),
         ("score", ScoreConfiguration.Spec.all + TakeReader.Spec.all + ReferenceOptions.Spec.all),
+        ("score-segmenter", ContourSegmenter.Spec.all),
         ("batch", BatchConfiguration.Spec.all),
     ]
 
