@@ -33,6 +33,9 @@ public struct ContourSegmenter: Sendable, Equatable {
         public static let all: [ParameterInfo] = [jumpCents.info, mergeCents.info, transitionMs.info, minNoteMs.info]
     }
 
+    /// How many of a run's first frames its running median is taken over.
+    static let medianFrames = 2048
+
     public var jumpCents = Spec.jumpCents.defaultValue
     public var mergeCents = Spec.mergeCents.defaultValue
     public var transitionMs = Spec.transitionMs.defaultValue
@@ -57,8 +60,9 @@ public struct ContourSegmenter: Sendable, Equatable {
         var cents: [Double]
         /// A word starts where this run starts: it is never merged into the run before.
         var wordStart: Bool
+        /// The median of the run's own frames when it was found (a merged note keeps its first piece's).
+        var pitch = 0.0
         var durationMs: Double { endMs - startMs }
-        var median: Double { Stats.median(cents.sorted()) ?? 0 }
     }
 
     public func notes(_ contour: PitchContour, words: [LyricWord] = []) -> [MelodyNote] {
@@ -87,6 +91,7 @@ public struct ContourSegmenter: Sendable, Equatable {
         func close(at endMs: Double) {
             if var run = current {
                 run.endMs = endMs
+                run.pitch = Stats.median(sorted) ?? 0
                 runs.append(run)
             }
             current = nil
@@ -106,6 +111,9 @@ public struct ContourSegmenter: Sendable, Equatable {
             if current != nil, abs(c - (Stats.median(sorted) ?? c)) > jumpCents || boundary != nil { close(at: t) }
             if current == nil { current = Run(startMs: t, endMs: t, cents: [], wordStart: boundary != nil) }
             current?.cents.append(c)
+            // The median of a run's first `medianFrames` frames stands for it: a long steady run
+            // costs a sorted insertion per frame only that far.
+            guard sorted.count < Self.medianFrames else { continue }
             var lo = 0, hi = sorted.count
             while lo < hi { let mid = (lo + hi) / 2; if sorted[mid] < c { lo = mid + 1 } else { hi = mid } }
             sorted.insert(c, at: lo)
@@ -118,11 +126,12 @@ public struct ContourSegmenter: Sendable, Equatable {
     func cleaned(_ input: [Run], hopMs: Double) -> [Run] {
         // Runs touch when no more than two frames of silence lie between them.
         func touching(_ a: Run, _ b: Run) -> Bool { b.startMs - a.endMs <= 2 * hopMs + 1e-9 && !b.wordStart }
-        // Merging: each run against the note built so far.
+        // Merging: each run against the first piece of the note built so far (so a slow drift
+        // cannot chain far), in one pass.
         func merged(_ runs: [Run]) -> [Run] {
             var out: [Run] = []
             for run in runs {
-                if let last = out.last, touching(last, run), abs(run.median - last.median) <= mergeCents {
+                if let last = out.last, touching(last, run), abs(run.pitch - last.pitch) <= mergeCents {
                     out[out.count - 1].endMs = run.endMs
                     out[out.count - 1].cents += run.cents
                 } else {
@@ -131,28 +140,42 @@ public struct ContourSegmenter: Sendable, Equatable {
             }
             return out
         }
-        guard transitionMs > 0 else { return merged(input) }
-        // Transitions: shortest first, so a glide's pieces go one by one into the notes around them.
-        var runs = merged(input)
-        while true {
-            let candidates = runs.indices.filter { i in
-                runs[i].durationMs < Double(transitionMs)
-                    && ((i > 0 && touching(runs[i - 1], runs[i]) && runs[i - 1].durationMs > runs[i].durationMs)
-                        || (i + 1 < runs.count && touching(runs[i], runs[i + 1]) && runs[i + 1].durationMs > runs[i].durationMs))
+        let runs = merged(input)
+        guard transitionMs > 0 else { return runs }
+        // Transitions, in one pass: a stretch of touching pieces, each shorter than `transitionMs`,
+        // between two notes is the glide from one to the other (split at its middle); touching only
+        // the note before it, a decay's tail (that note extends over it); only the note after it, a
+        // glide in. A stretch touching no note is left as it is.
+        let shortMs = Double(transitionMs)
+        var out: [Run] = []
+        var i = 0
+        while i < runs.count {
+            guard runs[i].durationMs < shortMs else {
+                out.append(runs[i])
+                i += 1
+                continue
             }
-            guard let i = candidates.min(by: { runs[$0].durationMs < runs[$1].durationMs }) else { break }
-            let before = i > 0 && touching(runs[i - 1], runs[i]), after = i + 1 < runs.count && touching(runs[i], runs[i + 1])
-            let middle = (runs[i].startMs + runs[i].endMs) / 2
+            var j = i
+            while j + 1 < runs.count, runs[j + 1].durationMs < shortMs, touching(runs[j], runs[j + 1]) { j += 1 }
+            let before = out.last.map { $0.durationMs >= shortMs && touching($0, runs[i]) } ?? false
+            let after = j + 1 < runs.count && touching(runs[j], runs[j + 1])  // then runs[j + 1] is a note
+            let start = runs[i].startMs, end = runs[j].endMs
             switch (before, after) {
             case (true, true):
-                runs[i - 1].endMs = middle
-                runs[i + 1].startMs = middle
-            case (true, false): runs[i - 1].endMs = runs[i].endMs
-            default: runs[i + 1].startMs = runs[i].startMs
+                out[out.count - 1].endMs = (start + end) / 2
+                out.append(runs[j + 1])
+                out[out.count - 1].startMs = (start + end) / 2
+                j += 1
+            case (true, false): out[out.count - 1].endMs = end
+            case (false, true):
+                out.append(runs[j + 1])
+                out[out.count - 1].startMs = start
+                j += 1
+            case (false, false): out += runs[i...j]
             }
-            runs.remove(at: i)
+            i = j + 1
         }
         // A note the tracker broke with a glitch is whole again.
-        return merged(runs)
+        return merged(out)
     }
 }

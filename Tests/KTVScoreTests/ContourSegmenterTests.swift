@@ -29,8 +29,8 @@ import KTVCore
 
     @Test func glitchesGlidesAndTailsGoToTheNotesAroundThem() throws {
         let notes = try ContourSegmenter().validated().notes(trackedTwoNotes())
-        #expect(notes.map(\.startMs) == [0, 419])
-        #expect(notes.map(\.durationMs) == [419, 461])
+        #expect(notes.map(\.startMs) == [0, 420])
+        #expect(notes.map(\.durationMs) == [420, 460])
         #expect(notes.count == 2 && abs((notes[0].cents ?? 0) - 6000) < 1e-6 && abs((notes[1].cents ?? 0) - 6400) < 1e-6)
     }
 

@@ -135,10 +135,10 @@ import KTVCore
 
 @Suite struct GradeCalibrationTests {
     @Test func theLevelMeansLandOnTheirAnchorsAndTheMapRises() {
-        #expect(abs(GradeCalibration.calibrated(40.0) - 25) < 1e-9)
-        #expect(abs(GradeCalibration.calibrated(56.5) - 50) < 1e-9)
-        #expect(abs(GradeCalibration.calibrated(71.3) - 75) < 1e-9)
-        #expect(abs(GradeCalibration.calibrated(82.7) - 92) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(40.2) - 25) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(56.4) - 50) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(71.1) - 75) < 1e-9)
+        #expect(abs(GradeCalibration.calibrated(82.8) - 92) < 1e-9)
         #expect(GradeCalibration.calibrated(0) == 0)
         #expect(GradeCalibration.calibrated(100) == 100)
         let values = stride(from: 0.0, through: 100, by: 0.5).map(GradeCalibration.calibrated)
