@@ -31,16 +31,19 @@ public struct FreeTimingConfiguration: Sendable, Equatable {
             "A step's cost stops growing here: a wrong note costs the same however wrong.")
         public static let gapCost = Parameter<Double>("gapCost", unit: "cents", range: 0...2400, default: 150,
             "Cost of a step where one contour is silent and the other is not.")
+        public static let skipCost = Parameter<Double>("skipCost", unit: "cents", range: 0...2400, default: 80,
+            "Cost of each step with a note the path leaves out before its start or after its end (a singer who comes in late or stops early); below a semitone's cost, so the take is not stretched over notes it does not sing.")
         public static let bandShare = Parameter<Double>("bandShare", range: 0.05...1, default: 0.3,
             "Half-width of the search band around the diagonal, as a share of the longer sequence.")
         public static let minBandS = Parameter<Double>("minBandS", unit: "s", range: 0.5...60, default: 3,
             "The band's half-width is at least this.")
-        public static let all: [ParameterInfo] = [stepMs.info, capCents.info, gapCost.info, bandShare.info, minBandS.info]
+        public static let all: [ParameterInfo] = [stepMs.info, capCents.info, gapCost.info, skipCost.info, bandShare.info, minBandS.info]
     }
 
     public var stepMs = Spec.stepMs.defaultValue
     public var capCents = Spec.capCents.defaultValue
     public var gapCost = Spec.gapCost.defaultValue
+    public var skipCost = Spec.skipCost.defaultValue
     public var bandShare = Spec.bandShare.defaultValue
     public var minBandS = Spec.minBandS.defaultValue
     /// The most cells (bytes of path directions) one alignment may use; the step grows past it.
@@ -53,6 +56,7 @@ public struct FreeTimingConfiguration: Sendable, Equatable {
             try Spec.stepMs.check(stepMs)
             try Spec.capCents.check(capCents)
             try Spec.gapCost.check(gapCost)
+            try Spec.skipCost.check(skipCost)
             try Spec.bandShare.check(bandShare)
             try Spec.minBandS.check(minBandS)
         } catch { throw ScoreError(error) }
@@ -186,9 +190,19 @@ public struct FreeTimingAligner: TakeAligner {
         let width = 2 * w + 1
         func centre(_ i: Int) -> Int { n > 1 ? Int((Double(i) * Double(m - 1) / Double(n - 1)).rounded()) : 0 }
         let b = refSteps.map { $0 ?? .nan }
-        /// The banded DTW for one key: the accumulated cost at (n−1, m−1), and, when `keepPath`, the
-        /// path directions (the only n × width allocation; candidate keys are compared without it).
-        func warp(shift: Double, keepPath: Bool) -> (cost: Double, directions: [UInt8]) {
+        // Open ends: the take may begin after the reference's first notes and stop before its last
+        // (a singer who comes in late or stops early, or a reference whose recording runs on past
+        // the melody). Each step with a note left out costs `skipCost`, less than matching a note a
+        // semitone away, so the path does not stretch the take's first or last note over notes it
+        // never sang, and more than nothing, so it does not drop notes the take does sing; the notes
+        // left out are judged as missing.
+        var skipBefore = [Double](repeating: 0, count: m + 1)
+        for j in 0..<m { skipBefore[j + 1] = skipBefore[j] + (b[j].isNaN ? 0 : c.skipCost) }
+        func skipAfter(_ j: Int) -> Double { skipBefore[m] - skipBefore[j + 1] }
+        /// The banded DTW for one key: the cheapest total cost (with the skipped ends) and the
+        /// reference step the path ends at, and, when `keepPath`, the path directions (the only
+        /// n × width allocation; candidate keys are compared without it).
+        func warp(shift: Double, keepPath: Bool) -> (cost: Double, endStep: Int, directions: [UInt8]) {
             // The cost folds octaves: a singer who changes octave mid-phrase is still aligned on the
             // melody (the judge decides what the octave costs).
             // Banded DTW: row i (take step) holds columns centre(i) − w … centre(i) + w. Silence is NaN
@@ -214,9 +228,9 @@ public struct FreeTimingAligner: TakeAligner {
                                     let d = ai - bj
                                     here = min(abs(d - 1200 * (d * (1.0 / 1200)).rounded()), cap)
                                 }
-                                if i == 0 && j == 0 { row[k] = here; left = here; continue }
                                 // The previous row's columns j − 1 and j sit at k + shift − 1 and k + shift there.
-                                var best = Double.infinity, dir: UInt8 = 0
+                                // The first take step may also start the path anywhere, the steps before skipped.
+                                var best = i == 0 ? skipBefore[j] : Double.infinity, dir: UInt8 = 0
                                 if i > 0 {
                                     let kd = k + shiftFromPrevious - 1, kv = kd + 1
                                     if kd >= 0, kd < width, previous[kd] < best { best = previous[kd]; dir = 1 }
@@ -233,8 +247,15 @@ public struct FreeTimingAligner: TakeAligner {
                     }
                 }
             }
-            let kEnd = (m - 1) - (centre(n - 1) - w)
-            return (kEnd >= 0 && kEnd < width ? previous[kEnd] : .infinity, directions)
+            // The path ends in the last row, the reference steps after it skipped.
+            var cost = Double.infinity, endStep = m - 1
+            for k in 0..<width {
+                let j = centre(n - 1) - w + k
+                guard j >= 0, j < m, previous[k].isFinite else { continue }
+                let total = previous[k] + skipAfter(j)
+                if total < cost { cost = total; endStep = j }
+            }
+            return (cost, endStep, directions)
         }
         var shift = candidates[0]
         if candidates.count > 1 {
@@ -244,17 +265,17 @@ public struct FreeTimingAligner: TakeAligner {
                 if cost < bestCost { bestCost = cost; shift = candidate }
             }
         }
-        let directions = warp(shift: shift, keepPath: true).directions
-        // Backtrack from (n−1, m−1): the reference step of every take step (the mean when several).
+        let (_, endStep, directions) = warp(shift: shift, keepPath: true)
+        // Backtrack from the path's end: the reference step of every take step (the mean when several).
         var refOfTake = [Double](repeating: 0, count: n), hits = [Int](repeating: 0, count: n)
-        var i = n - 1, j = m - 1
+        var i = n - 1, j = endStep, startStep = 0
         while true {
             refOfTake[i] += Double(j)
             hits[i] += 1
             let k = j - (centre(i) - w)
             guard k >= 0, k < width else { break }
             let dir = directions[i * width + k]
-            if dir == 0 { break }
+            if dir == 0 { startStep = j; break }
             switch dir {
             case 1: i -= 1; j -= 1
             case 2: i -= 1
@@ -275,8 +296,10 @@ public struct FreeTimingAligner: TakeAligner {
             times.append((Double(refStart) + refStep * stepMs) / 1000)
             hz.append(take.f0Hz[k])
         }
-        // Tempo: sung span over reference span; local stretch over one-second reference windows.
-        let tempo = (takeEndMs - takeStartMs) / Double(refEnd - refStart)
+        // Tempo: sung span over the reference span the path covers; local stretch over one-second
+        // reference windows.
+        let coveredMs = min(Double(refEnd - refStart), Double(endStep - startStep + 1) * stepMs)
+        let tempo = (takeEndMs - takeStartMs) / max(stepMs, coveredMs)
         var largest = 1.0, smallest = 1.0
         let window = max(1, Int(1000 / stepMs))
         var jStart = 0
