@@ -24,6 +24,7 @@ import KTVSync
         ("score-ultrastar", UltraStarRulesConfiguration.Spec.all),
         ("score", ScoreConfiguration.Spec.all + TakeReader.Spec.all + ReferenceOptions.Spec.all),
         ("score-segmenter", ContourSegmenter.Spec.all),
+        ("score-free", FreeTimingConfiguration.Spec.all),
         ("batch", BatchConfiguration.Spec.all),
     ]
 
