@@ -8,15 +8,17 @@ import KTVLyrics
 // In the spirit of the note segmentation step of Mauch et al., "Computer-aided melody note
 // transcription using the Tony software", SMC 2015 (pitch-change and voicing boundaries), far
 // simpler, since a reference is one clean voice:
-// 1. Runs of voiced frames are cut where the pitch moves away from the run's median by more than
-//    `jumpCents` (a new note) and where a word starts, when words are known.
+// 1. Runs of voiced frames are cut where the pitch moves away from the run's median (over its
+//    first `medianFrames` frames) by more than `jumpCents` (a new note) and where a word starts,
+//    when words are known.
 // 2. The tracker's own artefacts are cleaned up, because every one of them would be judged as a
-//    note: neighbouring runs (touching, no word start between them) within `mergeCents` of each
-//    other are one note whose pitch drifted (a piano note's decay, a singer's sag); a run shorter
-//    than `transitionMs` that touches a neighbour is the glide between two notes, or a decay's
-//    tail, and its time goes to its neighbours (split at its middle when it touches two), without
-//    its pitch.
+//    note: neighbouring runs (touching, no word start between them) within `mergeCents` of the
+//    note's first piece are one note whose pitch drifted (a piano note's decay, a singer's sag); a
+//    stretch of touching runs each shorter than `transitionMs` is the glide between two notes, or a
+//    decay's tail, and its time goes to the notes it touches (split at its middle when it touches
+//    two), without its pitch; then neighbours are merged again, for a note a glitch broke.
 // 3. Runs shorter than `minNoteMs` left on their own are dropped.
+// Each step is one pass over the runs.
 // A note's pitch is the median of its own frames (vibrato and a glide in do not move it).
 
 /// Turns a pitch contour into notes (see the comment at the top of the file).
@@ -60,7 +62,8 @@ public struct ContourSegmenter: Sendable, Equatable {
         var cents: [Double]
         /// A word starts where this run starts: it is never merged into the run before.
         var wordStart: Bool
-        /// The median of the run's own frames when it was found (a merged note keeps its first piece's).
+        /// The median of the run's own frames (its first `medianFrames`) when it was found; a merged
+        /// note keeps its first piece's.
         var pitch = 0.0
         var durationMs: Double { endMs - startMs }
     }

@@ -6,9 +6,9 @@ import KTVCore
 // Each pitched note is judged on the frames sung inside it (on the song's clock, after latency):
 // - coverage: the share of the note's time voiced (a note left unsung scores 0);
 // - pitch: the median error of its voiced frames against the target, after the key shift (the
-//   median keeps vibrato and glides from deciding the note), each frame folded to its nearest
-//   octave; a note sung whole octaves away keeps `octaveCredit` of its credit (a singer changing
-//   register mid-song, or a pitch tracker's octave error: every karaoke scorer in
+//   median keeps vibrato and glides from deciding the note), less the whole octaves it holds; a
+//   note sung whole octaves away keeps `octaveCredit` of its credit (a singer changing register
+//   mid-song, or a pitch tracker's octave error: every karaoke scorer in
 //   shared/spec/scoring-anchors.md folds octaves, and the graders of a sing-back exam do not hear a
 //   tracker's error);
 // - onset: when the singer first reaches the note's pitch (within `onsetToleranceCents`),

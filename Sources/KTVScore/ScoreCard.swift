@@ -6,7 +6,7 @@ public struct NoteScore: Sendable, Equatable {
     /// The pitch judged against: the note's, moved by the key shift (cents above MIDI 0); nil when unpitched.
     public var targetCents: Double?
     /// Median of (sung − target) over the note's voiced frames, cents; nil when none was voiced or the note is unpitched.
-    /// Under the ktv rules each frame is first moved to its nearest octave (−600…600; see `octaves`).
+    /// Under the ktv rules the median's whole octaves are taken off (−600…600; they are `octaves`).
     public var medianErrorCents: Double?
     /// Under the ktv rules: the whole octaves the note was sung away from its target (0 = in the
     /// target's octave; −1 = an octave below).
