@@ -13,8 +13,13 @@ public enum GradeCalibration {
     public static let knots: [(raw: Double, calibrated: Double)] = [(41.5, 25), (56.5, 50), (71.8, 75), (83.2, 92)]
 
     /// The calibrated 0-100 score of a raw ktv-rules score.
-    public static func calibrated(_ raw: Double) -> Double {
-        let k = knots
+    public static func calibrated(_ raw: Double) -> Double { interpolated(raw, knots: knots) }
+
+    /// `raw` on the piecewise-linear map through `knots` (raw strictly rising), continued past the
+    /// end knots and clamped to 0-100; one knot maps every score to its value. `ktv-bench assess`
+    /// fits knots with the same map.
+    public static func interpolated(_ raw: Double, knots k: [(raw: Double, calibrated: Double)]) -> Double {
+        guard k.count >= 2 else { return min(100, max(0, k.first?.calibrated ?? 0)) }
         var i = 0
         while i < k.count - 2, raw > k[i + 1].raw { i += 1 }
         let (a, b) = (k[i], k[i + 1])

@@ -267,17 +267,14 @@ func leaveOneMelodyOut<Parameters>(_ items: [GradedScore], fit: ([GradedScore]) 
     return results
 }
 
-/// A monotone piecewise-linear map from raw scores to 0-100 where the mean raw score of each grade
-/// level lands on its anchor (1 → 25, 2 → 50, 3 → 75, 4 → 92), continued linearly past the end
-/// anchors and clamped to 0-100. When the level means are out of order the map would fall, so
-/// neighbouring anchors that are out of order are pooled (pool-adjacent-violators: raw and anchor
-/// means weighted by the levels' counts) until the anchors rise with the raw score.
-struct GradeCalibration {
-    static let anchors: [Int: Double] = [1: 25, 2: 50, 3: 75, 4: 92]
-    /// The calibrated score's band of each level: below 40, 40-65, 65-85, 85 and up.
-    static func level(ofCalibrated value: Double) -> Int {
-        value < 40 ? 1 : value < 65 ? 2 : value < 85 ? 3 : 4
-    }
+/// The grade calibration (`KTVScore.GradeCalibration`'s map) fitted on graded scores: the mean raw
+/// score of each grade level lands on that level's anchor in the shipped knots (1 → 25, 2 → 50,
+/// 3 → 75, 4 → 92). When the level means are out of order the map would fall, so neighbouring
+/// anchors that are out of order are pooled (pool-adjacent-violators: raw and anchor means weighted
+/// by the levels' counts) until the anchors rise with the raw score.
+struct CalibrationFit {
+    /// Level (1-4) → its anchor, as the shipped knots have them.
+    static let anchors = Dictionary(uniqueKeysWithValues: GradeCalibration.knots.enumerated().map { ($0.offset + 1, $0.element.calibrated) })
 
     /// (raw, calibrated) points, raw strictly rising, calibrated never falling.
     var points: [(raw: Double, calibrated: Double)]
@@ -303,15 +300,22 @@ struct GradeCalibration {
         points = blocks.map { ($0.raw, $0.calibrated) }
     }
 
-    func callAsFunction(_ raw: Double) -> Double {
-        guard points.count >= 2 else { return min(100, max(0, points.first?.calibrated ?? 0)) }
-        // The segment holding `raw`; the first or last one continued beyond the ends.
-        let upper = min(points.count - 1, max(1, points.firstIndex { $0.raw > raw } ?? points.count - 1))
-        let a = points[upper - 1], b = points[upper]
-        let value = a.calibrated + (raw - a.raw) * (b.calibrated - a.calibrated) / (b.raw - a.raw)
-        return min(100, max(0, value))
-    }
+    func callAsFunction(_ raw: Double) -> Double { GradeCalibration.interpolated(raw, knots: points) }
 }
+
+/// Each performance's score with its verdicts, in the performances' order.
+func gradedScores(_ performances: [AssessPerformance], _ scores: [Double]) -> [GradedScore] {
+    zip(performances, scores).map { GradedScore(melody: $0.melody, score: $1, passed: $0.passed, majority: $0.majority) }
+}
+
+/// The mean and the least of the defined values; nil when none is.
+func meanAndLeast(_ values: [Double?]) -> (mean: Double?, least: Double?) {
+    let defined = values.compactMap { $0 }
+    return (Stats.mean(defined), defined.min())
+}
+
+/// A figure to three decimals; "—" when undefined.
+func figure(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "—" }
 
 // MARK: - The bench
 
@@ -373,22 +377,20 @@ func benchAssess(_ args: [String]) {
     }
 
     // Every scorer's figures, and its scores calibrated leaving each melody out.
-    let graded = runs.map { run in
-        zip(performances, run.scores).map { GradedScore(melody: $0.melody, score: $1, passed: $0.passed, majority: $0.majority) }
-    }
+    let graded = runs.map { gradedScores(performances, $0.scores) }
     let calibrated = graded.map { items in
-        leaveOneMelodyOut(items, fit: { GradeCalibration(fitting: $0) }, apply: { calibration, raw in calibration(raw) })
+        leaveOneMelodyOut(items, fit: { CalibrationFit(fitting: $0) }, apply: { calibration, raw in calibration(raw) })
     }
     func table(_ rows: [(String, [String])]) {
         print("| figure | " + runs.map(\.name).joined(separator: " | ") + " |")
         print("|---|" + String(repeating: "---|", count: runs.count))
         for (label, cells) in rows { print("| \(label) | " + cells.joined(separator: " | ") + " |") }
     }
-    func f(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "—" }
+    let f = figure
     func summary(_ values: [Double?]) -> String {
-        let defined = values.compactMap { $0 }
-        guard let mean = Stats.mean(defined), let least = defined.min() else { return "—" }
-        return "\(f(mean)) / \(f(least))" + (defined.count < values.count ? " (\(defined.count) of \(values.count))" : "")
+        let (mean, least) = meanAndLeast(values), defined = values.compactMap { $0 }.count
+        guard mean != nil else { return "—" }
+        return "\(f(mean)) / \(f(least))" + (defined < values.count ? " (\(defined) of \(values.count))" : "")
     }
     let overall = graded.map(rankFigures)
     let perMelody = graded.map(perMelodyFigures)
@@ -398,7 +400,7 @@ func benchAssess(_ args: [String]) {
     let inBand = zip(graded, calibrated).map { items, values -> Double? in
         let judged = zip(items, values).compactMap { item, value in item.majority.flatMap { majority in value.map { (majority, $0) } } }
         guard !judged.isEmpty else { return nil }
-        return Double(judged.filter { GradeCalibration.level(ofCalibrated: $0.1) == $0.0 }.count) / Double(judged.count)
+        return Double(judged.filter { GradeCalibration.level($0.1) == $0.0 }.count) / Double(judged.count)
     }
     print("### Ranking against the jury (leave-one-melody-out: each melody on its own; calibration fitted on the others)")
     print("")
@@ -419,9 +421,9 @@ func benchAssess(_ args: [String]) {
     print("For scale: the README's baseline figures are AUC 0.79 and Spearman 0.61; two graders agree at Spearman 0.84-0.88; "
           + "calling every performance the commonest grade puts \(String(format: "%.1f %%", 100 * Double(commonest) / Double(max(1, gradedCount)))) in band.")
     // The calibration `ktv score` reports with (KTVScore.GradeCalibration) is this fit on every melody.
-    if let all = GradeCalibration(fitting: graded[0]) {
+    if let all = CalibrationFit(fitting: graded[0]) {
         let fitted = all.points.map { String(format: "(%.1f, %.0f)", $0.raw, $0.calibrated) }.joined(separator: ", ")
-        let shipped = KTVScore.GradeCalibration.knots.map { String(format: "(%.1f, %.0f)", $0.raw, $0.calibrated) }.joined(separator: ", ")
+        let shipped = GradeCalibration.knots.map { String(format: "(%.1f, %.0f)", $0.raw, $0.calibrated) }.joined(separator: ", ")
         print("Calibration fitted on every melody (raw level mean → anchor): \(fitted); in KTVScore.GradeCalibration: \(shipped)"
               + (fitted == shipped ? "." : " (out of date: copy the fitted knots there)."))
     }
@@ -455,7 +457,7 @@ func benchAssess(_ args: [String]) {
             guard let low = sorted.first, let mid = Stats.median(sorted), let high = sorted.last else { return "—" }
             return String(format: "%.1f / %.1f / %.1f", low, mid, high)
         }
-        let hits = cal.filter { GradeCalibration.level(ofCalibrated: $0) == level }.count
+        let hits = cal.filter { GradeCalibration.level($0) == level }.count
         print("| \(level) | \(members.count) | \(spread(raw)) | \(spread(cal)) | \(cal.isEmpty ? "—" : String(format: "%.1f %%", 100 * Double(hits) / Double(cal.count))) |")
     }
 
@@ -498,14 +500,9 @@ func sweepAssess(_ spec: String, performances: [AssessPerformance]) {
             _ = try settings.segmenter.validated()
             scorer = try makeKTVAssessScorer(settings)
         } catch { fail("--sweep \(parts[0])=\(value): \(error)") }
-        let run = runAssessScorer("ktv", scorer, on: performances)
-        return zip(performances, run.scores).map { GradedScore(melody: $0.melody, score: $1, passed: $0.passed, majority: $0.majority) }
+        return gradedScores(performances, runAssessScorer("ktv", scorer, on: performances).scores)
     }
-    func f(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "—" }
-    func meanMin(_ values: [Double?]) -> (mean: Double?, min: Double?) {
-        let defined = values.compactMap { $0 }
-        return (Stats.mean(defined), defined.min())
-    }
+    let f = figure
     print("")
     print("### Sweep of \(parts[0])")
     print("")
@@ -513,26 +510,25 @@ func sweepAssess(_ spec: String, performances: [AssessPerformance]) {
     print("|---|---|---|---|---|")
     let perMelody = runs.map(perMelodyFigures)
     for (k, value) in values.enumerated() {
-        let all = rankFigures(runs[k]), auc = meanMin(perMelody[k].map(\.auc)), rho = meanMin(perMelody[k].map(\.spearman))
-        print("| \(value) | \(f(all.auc)) | \(f(auc.mean)) / \(f(auc.min)) | \(f(all.spearman)) | \(f(rho.mean)) / \(f(rho.min)) |")
+        let all = rankFigures(runs[k]), auc = meanAndLeast(perMelody[k].map(\.auc)), rho = meanAndLeast(perMelody[k].map(\.spearman))
+        print("| \(value) | \(f(all.auc)) | \(f(auc.mean)) / \(f(auc.least)) | \(f(all.spearman)) | \(f(rho.mean)) / \(f(rho.least)) |")
     }
-    // Leave one melody out: the value the other melodies prefer, applied to the held-out one.
+    // Leave one melody out: the value the other melodies prefer (mean per-melody AUC + Spearman),
+    // applied to the held-out one.
     var chosen: [Double] = [], heldOut: [(auc: Double?, spearman: Double?)] = [], pooled: [GradedScore] = []
     for (m, melody) in perMelody[0].map(\.melody).enumerated() {
-        let best = values.indices.max { a, b in
-            func merit(_ k: Int) -> Double {
-                let others = perMelody[k].indices.filter { $0 != m }
-                return (meanMin(others.map { perMelody[k][$0].auc }).mean ?? 0) + (meanMin(others.map { perMelody[k][$0].spearman }).mean ?? 0)
-            }
-            return merit(a) < merit(b)
-        } ?? 0
+        let merits = perMelody.map { figures in
+            let others = figures.indices.filter { $0 != m }
+            return (meanAndLeast(others.map { figures[$0].auc }).mean ?? 0) + (meanAndLeast(others.map { figures[$0].spearman }).mean ?? 0)
+        }
+        let best = merits.indices.max { merits[$0] < merits[$1] } ?? 0
         chosen.append(values[best])
         heldOut.append((perMelody[best][m].auc, perMelody[best][m].spearman))
         pooled += runs[best].filter { $0.melody == melody }
     }
-    let pooledFigures = rankFigures(pooled), auc = meanMin(heldOut.map(\.auc)), rho = meanMin(heldOut.map(\.spearman))
+    let pooledFigures = rankFigures(pooled), auc = meanAndLeast(heldOut.map(\.auc)), rho = meanAndLeast(heldOut.map(\.spearman))
     let counts = Dictionary(grouping: chosen, by: { $0 }).sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value.count)" }
     print("")
-    print("Chosen leaving each melody out: \(counts.joined(separator: ", ")). Held out: AUC per melody \(f(auc.mean)) / \(f(auc.min)), "
-          + "Spearman per melody \(f(rho.mean)) / \(f(rho.min)); pooled AUC \(f(pooledFigures.auc)), Spearman \(f(pooledFigures.spearman)).")
+    print("Chosen leaving each melody out: \(counts.joined(separator: ", ")). Held out: AUC per melody \(f(auc.mean)) / \(f(auc.least)), "
+          + "Spearman per melody \(f(rho.mean)) / \(f(rho.least)); pooled AUC \(f(pooledFigures.auc)), Spearman \(f(pooledFigures.spearman)).")
 }
