@@ -11,10 +11,9 @@ func benchBatch(_ args: [String]) {
     let rows = Int(option("--takes", in: args) ?? "200") ?? 200
     let distinct = Int(option("--distinct", in: args) ?? "8") ?? 8
     let ktvPath = option("--ktv", in: args) ?? ".build/release/ktv"
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-batch-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    let keep = ProcessInfo.processInfo.environment["KTV_BENCH_KEEP"] == "1"
-    defer { if keep { print("inputs kept in \(dir)") } else { try? FileManager.default.removeItem(atPath: dir) } }
+    let scratch = BenchDirectory("batch")
+    defer { scratch.remove() }
+    let dir = scratch.path
 
     let set = makeAudioTakes(dir: dir, count: distinct, seconds: 30)
     let manifest = "id,take,reference,accompaniment\n" + (0..<rows).map { k in

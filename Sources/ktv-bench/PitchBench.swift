@@ -49,9 +49,9 @@ func benchPitch(_ args: [String]) {
     let minutes = Double(option("--minutes", in: args) ?? "10") ?? 10
     let longMinutes = Int(option("--long-minutes", in: args) ?? "60") ?? 60
     let shared = option("--shared", in: args) ?? "../shared"
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-pitch-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let scratch = BenchDirectory("pitch")
+    defer { scratch.remove() }
+    let dir = scratch.path
     let wav = dir + "/voice.wav", truth = dir + "/voice.f0.csv"
     let t0 = now()
     writePitchBenchInput(seconds: minutes * 60, wav: wav, truth: truth)

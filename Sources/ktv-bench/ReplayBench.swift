@@ -8,9 +8,9 @@ func benchReplay(_ args: [String]) {
     let ktv = option("--ktv", in: args) ?? ".build/release/ktv"
     let hours = Double(option("--hours", in: args) ?? "3") ?? 3
     guard FileManager.default.isExecutableFile(atPath: ktv) else { fail("no ktv binary at \(ktv); run `swift build -c release` first") }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-replay-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let scratch = BenchDirectory("replay")
+    defer { scratch.remove() }
+    let dir = scratch.path
     let logPath = dir + "/room.jsonl"
     var events = 0
     var megabytes = 0.0

@@ -15,11 +15,9 @@ func benchScore(_ args: [String]) {
     let takes = Int(option("--takes", in: args) ?? "1000") ?? 1000
     let audioTakes = Int(option("--audio-takes", in: args) ?? "20") ?? 20
     let ktvPath = option("--ktv", in: args) ?? ".build/release/ktv"
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-score-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    // KTV_BENCH_KEEP=1 keeps the generated inputs (printed) to profile a case by hand.
-    let keep = ProcessInfo.processInfo.environment["KTV_BENCH_KEEP"] == "1"
-    defer { if keep { print("inputs kept in \(dir)") } else { try? FileManager.default.removeItem(atPath: dir) } }
+    let scratch = BenchDirectory("score")
+    defer { scratch.remove() }
+    let dir = scratch.path
 
     // A 3-minute melody as a notes JSON, and takes sung from it with per-take detune, timing jitter and dropouts.
     let songS = 180.0

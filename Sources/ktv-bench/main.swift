@@ -16,6 +16,27 @@ func option(_ name: String, in args: [String]) -> String? {
     return args[i + 1]
 }
 
+/// A bench's scratch folder for its generated inputs: `ktv-bench-NAME-PID` under the temporary
+/// directory, made empty. `remove()` deletes it, unless KTV_BENCH_KEEP=1 keeps it (and prints where)
+/// to profile a case by hand.
+struct BenchDirectory {
+    let path: String
+
+    init(_ name: String) {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-\(name)-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: path)
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch { fail("\(path): \(error)") }
+    }
+
+    func remove() {
+        if ProcessInfo.processInfo.environment["KTV_BENCH_KEEP"] == "1" {
+            print("inputs kept in \(path)")
+        } else {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+}
+
 func now() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -58,10 +79,9 @@ func benchLyricsValidate(_ args: [String]) {
     let count = Int(option("--files", in: args) ?? "10000") ?? 10000
     let ktv = option("--ktv", in: args) ?? ".build/release/ktv"
     guard FileManager.default.isExecutableFile(atPath: ktv) else { fail("no ktv binary at \(ktv); run `swift build -c release` first") }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-krc-\(getpid())")
-    try? FileManager.default.removeItem(at: dir)
-    do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch { fail("\(dir.path): \(error)") }
-    defer { try? FileManager.default.removeItem(at: dir) }
+    let scratch = BenchDirectory("krc")
+    defer { scratch.remove() }
+    let dir = URL(fileURLWithPath: scratch.path)
 
     var rng = SeededGenerator(seed: 20261123)
     let genStart = now()
@@ -182,9 +202,9 @@ func benchSplit(_ args: [String]) {
     let minutes = Double(option("--minutes", in: args) ?? "10") ?? 10
     let longMinutes = Int(option("--long-minutes", in: args) ?? "60") ?? 60
     guard FileManager.default.isExecutableFile(atPath: sox) else { fail("no sox at \(sox); `make setup` installs it") }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-bench-split-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let scratch = BenchDirectory("split")
+    defer { scratch.remove() }
+    let dir = scratch.path
     let input = dir + "/track.wav"
     let seconds = minutes * 60
     let genStart = now()
