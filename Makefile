@@ -6,6 +6,10 @@ DEMO_OUT := .build/demo
 # zlib (KRC), libsoxr (resampling); python3 (an independent zlib decoder in the KRC tests), lame (MP3
 # test input), sox (the split benchmark's peer).
 APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev pkg-config python3 lame sox
+# apt-get install as root, or through sudo; the packages follow, then `; }` closes the group.
+APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
 .PHONY: setup build release test demo spark-demo bench assess fuzz fuzz-smoke clean
 
@@ -16,9 +20,7 @@ setup:
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  $(APT_INSTALL) $$missing; }; \
 	else echo "apt packages present: $(APT_PACKAGES)"; fi
 	$(SWIFT) build -c release --product ktv
 
@@ -70,10 +72,6 @@ SPARK_TAKES ?= 200
 SPARK_PARTITIONS ?= 4
 SPARK_OUT := .build/spark-demo
 PYSPARK_VERSION := 3.5.*
-# apt-get install as root, or through sudo (as `setup` does); the packages follow.
-APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 spark-demo:
 	@command -v java >/dev/null 2>&1 || { echo "installing: openjdk-17-jre-headless"; \
 	  $(APT_INSTALL) openjdk-17-jre-headless; }; }
