@@ -92,10 +92,8 @@ public enum BatchRunner {
     /// cannot go on (the results cannot be written, a setting out of range); a take that fails is a line.
     public static func run(_ manifest: Manifest, configuration: BatchConfiguration, results: ResultsLog,
                            progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }) async throws(BatchError) -> BatchSummary {
+        // Checks the tracker's settings too: each worker's `Scorer` checks nothing more.
         let configuration = try configuration.validated()
-        do { _ = try Scorer(configuration: ScoreConfiguration(tracker: configuration.tracker)) } catch {
-            throw .invalidParameter(name: "tracker", value: "\(error)", allowed: "a valid pitch configuration")
-        }
         var summary = BatchSummary(manifestRows: manifest.rows.count, shard: configuration.shard, jobs: configuration.jobs)
         var todo: [ManifestRow] = []
         var duplicates: [(ManifestRow, Int)] = []
