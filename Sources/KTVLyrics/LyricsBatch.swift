@@ -13,27 +13,54 @@ public enum LyricsBatch {
 
     /// A file as given, or every lyric file below a folder (hidden files skipped), sorted. `-` is
     /// standard input.
-    public static func expand(_ path: String) throws(FileIOError) -> [String] {
-        if path == "-" { return [path] }
+    public static func expand(_ path: String) throws(FileIOError) -> [String] { try walk(path).files }
+
+    /// What a folder walk found: the files to read, and the entries with a lyric file's ending
+    /// that it passed over because they are no regular file nor a link to one (a FIFO would block
+    /// the walk forever, a socket or device cannot be read), with what each is.
+    public struct Walk: Sendable {
+        public var files: [String] = []
+        public var skipped: [(path: String, kind: String)] = []
+    }
+
+    /// `expand`, saying what was passed over. A path given itself is read whatever it is (a FIFO
+    /// named on purpose is a stream, like `-`); only what a folder holds is filtered.
+    public static func walk(_ path: String) throws(FileIOError) -> Walk {
+        if path == "-" { return Walk(files: [path]) }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw .cannotRead(path: path, reason: "no such file or folder")
         }
-        guard isDir.boolValue else { return [path] }
+        guard isDir.boolValue else { return Walk(files: [path]) }
         guard let walker = FileManager.default.enumerator(atPath: path) else {
             throw .cannotRead(path: path, reason: "folder cannot be listed")
         }
-        var found: [String] = []
+        var found = Walk()
         while let rel = walker.nextObject() as? String {
             let name = (rel as NSString).lastPathComponent
             if name.hasPrefix(".") { continue }
             let ext = (name as NSString).pathExtension.lowercased()
             guard extensions.contains(ext) else { continue }
             let full = (path as NSString).appendingPathComponent(rel)
-            var d: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &d), !d.boolValue { found.append(full) }
+            var st = stat()
+            guard lstat(full, &st) == 0 else { continue }
+            var mode = st.st_mode & S_IFMT
+            if mode == S_IFLNK {
+                guard stat(full, &st) == 0 else { found.skipped.append((full, "a broken link")); continue }
+                mode = st.st_mode & S_IFMT
+            }
+            switch mode {
+            case S_IFREG: found.files.append(full)
+            case S_IFDIR: continue   // walked into (or, behind a link, not followed)
+            case S_IFIFO: found.skipped.append((full, "a FIFO (named pipe)"))
+            case S_IFSOCK: found.skipped.append((full, "a socket"))
+            case S_IFCHR, S_IFBLK: found.skipped.append((full, "a device"))
+            default: found.skipped.append((full, "not a regular file"))
+            }
         }
-        return found.sorted()
+        found.files.sort()
+        found.skipped.sort { $0.path < $1.path }
+        return found
     }
 
     /// Reads, parses and validates each file, spread over the cores.

@@ -24,6 +24,10 @@ struct MiniXML {
     private let b: [UInt8]
     private var i = 0
     private var line = 1
+    /// Elements open around the one being read: bounded, so hostile nesting cannot exhaust the stack.
+    private var depth = 0
+    /// Elements nest at most this deep (lyric XML uses five levels; the JSON reader allows 64 too).
+    static let maxDepth = 64
 
     init(_ bytes: [UInt8]) { b = bytes }
 
@@ -97,6 +101,11 @@ struct MiniXML {
 
     private mutating func element() throws(XMLError) -> XMLElement {
         let elementLine = line
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxDepth else {
+            throw XMLError(line: line, message: "elements are nested more than \(Self.maxDepth) deep; lyric XML needs a handful of levels")
+        }
         i += 1  // `<`
         let tag = try name()
         var attributes: [(String, String)] = []

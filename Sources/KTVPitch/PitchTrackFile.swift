@@ -57,7 +57,7 @@ public enum PitchTrackFile {
 
             // Most rows are plain `1.230,220.500`: read them straight from the bytes.
             if sawContent, let (t, f) = fastRow(text, row.startIndex, row.endIndex, columns: columns),
-               t > (times.last ?? -1) {
+               t > (times.last ?? -1), boundsProblem(time: t, f0: f) == nil {
                 previousRow = (row.startIndex..<row.endIndex, lineNumber)
                 times.append(t)
                 freqs.append(f)
@@ -106,6 +106,7 @@ public enum PitchTrackFile {
                 throw .badTrackFile(path: path, line: lineNumber,
                                     detail: "time \(quoted(fields[0])) is not after the previous time \(quoted(before)) (line \(previousRow.line)); times must increase")
             }
+            if let problem = boundsProblem(time: t, f0: f) { throw .badTrackFile(path: path, line: lineNumber, detail: problem) }
             if columns == 3, case let .failure(detail) = number(fields[2], name: "confidence") {
                 throw .badTrackFile(path: path, line: lineNumber, detail: detail)
             }
@@ -171,6 +172,14 @@ public enum PitchTrackFile {
             let special = ["nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"]
             return (c.properties.isAlphabetic || c == "_") && !special.contains(lower)
         }
+    }
+
+    /// What no pitch track holds (`SongBounds`): a time past 24 hours, a pitch (or an unvoiced
+    /// frame's guess, written negative) outside the MIDI range. Nil when the frame is fine.
+    private static func boundsProblem(time t: Double, f0 f: Double) -> String? {
+        if let p = SongBounds.timeProblem(s: t) { return "time \(p)" }
+        if f.isNormal, let p = SongBounds.pitchProblem(hz: abs(f)) { return "f0 \(f < 0 ? "guess " : "")\(p)" }
+        return nil
     }
 
     private enum NumberResult { case success(Double), failure(String) }
@@ -269,6 +278,7 @@ public enum PitchTrackFile {
                     throw fail(f0.at, "frames[\(here)]: `f0_hz` must be a number or null, not \(f0.kind)")
                 }
                 if t < 0 { throw fail(time.at, "frames[\(here)]: `time_s` \(t) is negative; times are seconds from 0") }
+                if let problem = boundsProblem(time: t, f0: f) { throw fail(time.at, "frames[\(here)]: \(problem)") }
                 if let last = times.last, !(t > last) {
                     throw fail(time.at, "frames[\(here)]: `time_s` \(t) is not after the previous frame's \(last); times must increase")
                 }

@@ -73,6 +73,37 @@ public struct ReferenceMelody: Sendable, Equatable {
         self.beatMs = beatMs
     }
 
+    /// The melody, checked against what a song can hold (`SongBounds`): every note starts in 0…24 h,
+    /// lasts 0…24 h and ends by 24 h, its pitch (if any) in the MIDI range; every line ends no
+    /// earlier than it starts, inside 0…24 h; every note names a line that exists; a beat length is
+    /// 0 < beat ≤ 60 s. Every reader hands its melody through here, and so does `Scorer` for a
+    /// melody built by hand, so the rule sets never meet an absurd value. `path` names the file.
+    public func validated(path: String) throws(ScoreError) -> ReferenceMelody {
+        func bad(_ detail: String) -> ScoreError { .badReference(path: path, line: nil, detail: detail) }
+        if let b = beatMs, !(b.isFinite && b > 0 && b <= 60_000) {
+            throw bad("the beat length \(b) ms must be above 0 and at most 60000 ms")
+        }
+        for (k, n) in notes.enumerated() {
+            let name = "note \(k + 1)\(n.word.isEmpty ? "" : " (\(quoted(n.word)))")"
+            if let p = SongBounds.timeProblem(ms: n.startMs) { throw bad("\(name): start \(p)") }
+            if n.durationMs < 0 {
+                throw bad("\(name): it ends \(-n.durationMs) ms before it starts (start \(n.startMs) ms, duration \(n.durationMs) ms)")
+            }
+            if let p = SongBounds.durationProblem(ms: n.durationMs) { throw bad("\(name): duration \(p)") }
+            if let p = SongBounds.timeProblem(ms: n.startMs + n.durationMs) { throw bad("\(name): end \(p)") }
+            if let c = n.cents, let p = SongBounds.pitchProblem(cents: c) { throw bad("\(name): pitch \(p)") }
+            guard lines.indices.contains(n.line) else {
+                throw bad("\(name) belongs to line \(n.line + 1), but the melody has \(lines.count) line(s)")
+            }
+        }
+        for (i, l) in lines.enumerated() {
+            if let p = SongBounds.timeProblem(ms: l.startMs) { throw bad("line \(i + 1): start \(p)") }
+            if let p = SongBounds.timeProblem(ms: l.endMs) { throw bad("line \(i + 1): end \(p)") }
+            if l.endMs < l.startMs { throw bad("line \(i + 1): it ends at \(l.endMs) ms, before it starts at \(l.startMs) ms") }
+        }
+        return self
+    }
+
     /// Notes that carry a pitch and are judged on it.
     public var pitchedNotes: [MelodyNote] { notes.filter { $0.cents != nil && $0.kind != .freestyle } }
 

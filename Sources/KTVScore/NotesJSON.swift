@@ -36,3 +36,166 @@ public enum NotesJSON {
         Array(value(melody).serialized(pretty: true).utf8)
     }
 }
+
+extension NotesJSON {
+    /// What a notes JSON file holds, as written: notes in file order (`line` as the file gives it),
+    /// and the file's own lines, beat and scale when it names them.
+    struct Contents {
+        var notes: [MelodyNote] = []
+        /// Whether any note named its `line`.
+        var anyLine = false
+        var lines: [MelodyLine]?
+        var beatMs: Double?
+        var scale = ReferenceMelody.PitchScale.absolute
+    }
+
+    /// Reads ktv's notes JSON straight from its bytes (`JSONReader`, no tree of values: a note costs
+    /// about what its `MelodyNote` does, so a file needs memory near its own size). A UTF-8 byte-order
+    /// mark is skipped. Every time is checked against `SongBounds` where it is read, so an error names
+    /// the line of the value.
+    static func read(_ bytes: [UInt8], path: String) throws(ScoreError) -> Contents {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let skip = bytes.starts(with: bom) ? 3 : 0
+        do {
+            return try bytes.withUnsafeBufferPointer { whole throws in
+                let text = UnsafeBufferPointer(rebasing: whole[skip...])
+                var check = JSONReader(text)
+                do {
+                    try check.skipValue()
+                    try check.expectEnd()
+                } catch let error as JSONReadError {
+                    throw ScoreError.badReference(path: path, line: JSONReader.location(of: error.byteOffset, in: text).line,
+                                                  detail: "invalid JSON: \(error.message)")
+                }
+                var r = JSONReader(text)
+                return try contents(&r, path: path)
+            }
+        } catch let e as ScoreError {
+            throw e
+        } catch {
+            throw .badReference(path: path, line: nil, detail: "invalid JSON: \(error)")
+        }
+    }
+
+    private static func contents(_ r: inout JSONReader, path: String) throws -> Contents {
+        let text = r.bytes
+        func fail(_ at: Int, _ detail: String) -> ScoreError {
+            .badReference(path: path, line: JSONReader.location(of: at, in: text).line, detail: detail)
+        }
+        var c = Contents()
+        r.skipSpace()
+        let rootAt = r.offset
+        switch r.peek() {
+        case 0x5B?:
+            try notes(&r, into: &c, fail: fail)
+        case 0x7B?:
+            var sawNotes = false, sawLines = false, sawBeat = false, sawScale = false
+            try r.forEachMember { r, key in
+                r.skipSpace()
+                let at = r.offset
+                if !sawNotes, r.keyEquals(key, "notes") {
+                    sawNotes = true
+                    guard r.peek() == 0x5B else { throw fail(at, "`notes` must be a list of notes") }
+                    try notes(&r, into: &c, fail: fail)
+                } else if !sawLines, r.keyEquals(key, "lines") {
+                    sawLines = true
+                    guard r.peek() == 0x5B else { return try r.skipValue() }
+                    var lines: [MelodyLine] = []
+                    try r.forEachElement { r in
+                        let k = lines.count
+                        r.skipSpace()
+                        let lineAt = r.offset
+                        var start: Int??, end: Int??, words: String?
+                        if r.peek() == 0x7B {
+                            try r.forEachMember { r, key in
+                                if start == nil, r.keyEquals(key, "start_ms") { start = try integer(&r) }
+                                else if end == nil, r.keyEquals(key, "end_ms") { end = try integer(&r) }
+                                else if words == nil, r.keyEquals(key, "text"), r.peek() == 0x22 { words = try r.string() }
+                                else { try r.skipValue() }
+                            }
+                        } else {
+                            try r.skipValue()
+                        }
+                        guard let s = start ?? nil, let e = end ?? nil else { throw fail(lineAt, "lines[\(k)] needs integers `start_ms` and `end_ms`") }
+                        if let p = SongBounds.timeProblem(ms: s) { throw fail(lineAt, "lines[\(k)].start_ms: \(p)") }
+                        if let p = SongBounds.timeProblem(ms: e) { throw fail(lineAt, "lines[\(k)].end_ms: \(p)") }
+                        if e < s { throw fail(lineAt, "lines[\(k)] ends at \(e) ms, before it starts at \(s) ms") }
+                        lines.append(MelodyLine(startMs: s, endMs: e, text: words ?? ""))
+                    }
+                    c.lines = lines
+                } else if !sawBeat, r.keyEquals(key, "beat_ms") {
+                    sawBeat = true
+                    guard let b = try number(&r) else { return }
+                    guard b > 0 && b <= 60_000 else { throw fail(at, "`beat_ms` \(b) must be a beat length in ms, above 0 and at most 60000") }
+                    c.beatMs = b
+                } else if !sawScale, r.keyEquals(key, "scale"), r.peek() == 0x22 {
+                    sawScale = true
+                    if try r.string() == ReferenceMelody.PitchScale.relative.rawValue { c.scale = .relative }
+                } else {
+                    try r.skipValue()
+                }
+            }
+            guard sawNotes else { throw fail(rootAt, "expected a list of notes, or an object with `notes`") }
+        default:
+            throw fail(rootAt, "expected a list of notes, or an object with `notes`")
+        }
+        return c
+    }
+
+    private static func notes(_ r: inout JSONReader, into c: inout Contents, fail: (Int, String) -> ScoreError) throws {
+        try r.forEachElement { r in
+            let k = c.notes.count
+            r.skipSpace()
+            let noteAt = r.offset
+            var start: Int??, duration: Int??, line: Int??
+            var cents: Double??            // .some(nil): `midi` null
+            var midiAt = noteAt
+            var word: String?, kind: MelodyNote.Kind?
+            guard r.peek() == 0x7B else { throw fail(noteAt, "notes[\(k)] needs non-negative integers `start_ms` and `duration_ms`") }
+            try r.forEachMember { r, key in
+                r.skipSpace()
+                if start == nil, r.keyEquals(key, "start_ms") { start = try integer(&r) }
+                else if duration == nil, r.keyEquals(key, "duration_ms") { duration = try integer(&r) }
+                else if cents == nil, r.keyEquals(key, "midi") {
+                    midiAt = r.offset
+                    if r.peek() == 0x6E { try r.literal("null"); cents = .some(nil) }
+                    else if let m = try number(&r) { cents = m * 100 }
+                    else { throw fail(midiAt, "notes[\(k)].midi must be a MIDI note number or null") }
+                } else if line == nil, r.keyEquals(key, "line") { line = try integer(&r) }
+                else if word == nil, r.keyEquals(key, "word"), r.peek() == 0x22 { word = try r.string() }
+                else if kind == nil, r.keyEquals(key, "kind"), r.peek() == 0x22 { kind = MelodyNote.Kind(rawValue: try r.string()) ?? .normal }
+                else { try r.skipValue() }
+            }
+            guard let s = start ?? nil, let d = duration ?? nil else {
+                throw fail(noteAt, "notes[\(k)] needs non-negative integers `start_ms` and `duration_ms`")
+            }
+            if let p = SongBounds.timeProblem(ms: s) { throw fail(noteAt, "notes[\(k)].start_ms: \(p)") }
+            if let p = SongBounds.durationProblem(ms: d) { throw fail(noteAt, "notes[\(k)].duration_ms: \(p)") }
+            if let p = SongBounds.timeProblem(ms: s + d) { throw fail(noteAt, "notes[\(k)] ends at \(s + d) ms: \(p)") }
+            let pitch = cents ?? nil
+            if let p = pitch, !SongBounds.cents.contains(p) { throw fail(midiAt, "notes[\(k)].midi \(p / 100) is outside 0…127") }
+            let l = line ?? nil     // a label: notes with the same `line` are one line
+            c.anyLine = c.anyLine || l != nil
+            c.notes.append(MelodyNote(startMs: s, durationMs: d, cents: pitch, word: word ?? "", line: l ?? 0, kind: kind ?? .normal))
+        }
+    }
+
+    /// An integer, or an integral number written with a fraction (`1000.0`); nil for anything else,
+    /// which is skipped.
+    private static func integer(_ r: inout JSONReader) throws -> Int? {
+        r.skipSpace()
+        guard let b = r.peek(), b == 0x2D || (b >= 0x30 && b <= 0x39) else { try r.skipValue(); return nil }
+        let n = try r.number()
+        if let i = n.integer { return i }
+        return n.double == n.double.rounded() && abs(n.double) < 1e15 ? Int(n.double) : nil
+    }
+
+    /// A number (exact when it is an integer), or nil for any other value, which is skipped.
+    private static func number(_ r: inout JSONReader) throws -> Double? {
+        r.skipSpace()
+        guard let b = r.peek(), b == 0x2D || (b >= 0x30 && b <= 0x39) else { try r.skipValue(); return nil }
+        let n = try r.number()
+        if let i = n.integer { return Double(i) }
+        return n.double
+    }
+}

@@ -11,6 +11,8 @@ public struct ProgressLogAligner: TakeAligner {
     /// The device's events in its own clock order.
     let events: [LogEvent]
     let recordStartMs: Int
+    /// For messages.
+    let logName: String, device: String
     /// The recording path's delay: sound sung at device time t is at t + latency in the take.
     public var latencyMs: Double
 
@@ -25,6 +27,8 @@ public struct ProgressLogAligner: TakeAligner {
         }
         events = d.events
         recordStartMs = start.atMs
+        self.logName = logName
+        self.device = device
         self.latencyMs = latencyMs
     }
 
@@ -57,13 +61,20 @@ public struct ProgressLogAligner: TakeAligner {
         let stepMs = take.count > 1 ? (take.timesS[take.count - 1] - take.timesS[0]) * 1000 / Double(take.count - 1) : 10
         for k in take.timesS.indices {
             let atMs = Double(recordStartMs) + take.timesS[k] * 1000 - latencyMs
-            guard let songMs = position(at: atMs, from: &index) else { continue }
-            // A seek back: the new pass replaces the old one from here on.
-            if let last = times.last, songMs * 0.001 < last - 0.05 {
-                let keep = times.firstIndex { $0 >= songMs * 0.001 } ?? times.count
-                times.removeSubrange(keep...)
-                hz.removeSubrange(keep...)
-                spans = spans.compactMap { $0.lowerBound < Int(songMs) ? $0.lowerBound...min($0.upperBound, Int(songMs)) : nil }
+            // A position moved on past the song's end (a log with a gap of days) is no moment of the song.
+            guard let songMs = position(at: atMs, from: &index), songMs <= Double(SongBounds.maxTimeMs) else { continue }
+            if let last = times.last {
+                if songMs * 0.001 < last - 0.05 {
+                    // A seek back: the new pass replaces the old one from here on.
+                    let keep = times.firstIndex { $0 >= songMs * 0.001 } ?? times.count
+                    times.removeSubrange(keep...)
+                    hz.removeSubrange(keep...)
+                    spans = spans.compactMap { $0.lowerBound < Int(songMs) ? $0.lowerBound...min($0.upperBound, Int(songMs)) : nil }
+                } else if songMs * 0.001 <= last {
+                    // A callback that reports a position a little behind the one before (jitter, not
+                    // a seek): that moment of the song is sung already, and the song's clock only goes on.
+                    continue
+                }
             }
             // A jump forward (a seek, or a pause) starts a new stretch.
             let ms = Int(songMs.rounded())
@@ -76,7 +87,7 @@ public struct ProgressLogAligner: TakeAligner {
             hz.append(take.f0Hz[k])
         }
         guard let first = times.first, let last = times.last else {
-            throw .badTake(path: "", line: nil, detail: "no moment of the take falls while the player was playing")
+            throw .badTake(path: logName, line: nil, detail: "no moment of the take falls while \(quoted(device))'s player was playing")
         }
         return SungTake(contour: PitchContour(timesS: times, f0Hz: hz),
                         coveredMs: Int((first * 1000).rounded(.down))...Int((last * 1000).rounded(.up)), spansMs: spans, latencyMs: latencyMs)

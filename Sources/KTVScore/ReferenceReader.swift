@@ -22,9 +22,13 @@ public enum ReferenceReader {
     /// No reference note lies later than this (24 hours): a bound on times computed from beats or ticks.
     public static let maxTimeMs = 86_400_000
 
-    /// Reads `path` (and the lyric file `lyricsPath`, for words and lines, when given).
+    /// Reads `path` (and the lyric file `lyricsPath`, for words and lines, when given). The melody
+    /// is checked against `SongBounds` (`ReferenceMelody.validated(path:)`) before it is returned.
     public static func read(path: String, lyricsPath: String? = nil, options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
-        let options = try options.validated()
+        try readUnchecked(path: path, lyricsPath: lyricsPath, options: try options.validated()).validated(path: path)
+    }
+
+    private static func readUnchecked(path: String, lyricsPath: String?, options: ReferenceOptions) throws -> ReferenceMelody {
         let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
         let lyrics = try lyricsPath.map { try readLyrics($0) }
         let own: ReferenceMelody?
@@ -47,9 +51,10 @@ public enum ReferenceReader {
             // A reference singer's pitch track (ktv pitch CSV/JSON, `time f0` text): segmented into notes.
             let contour: PitchContour
             do { contour = try PitchTrackFile.parse(bytes, path: path) } catch {
+                if case let .badTrackFile(_, line, detail) = error { throw ScoreError.badReference(path: path, line: line, detail: detail) }
                 throw ScoreError.badReference(path: path, line: nil, detail: "\(error)")
             }
-            let notes = options.segmenter.notes(contour, words: lyrics?.lines.flatMap(\.words) ?? [])
+            let notes = try segmented(contour, segmenter: options.segmenter, words: lyrics?.lines.flatMap(\.words) ?? [], path: path)
             guard !notes.isEmpty else {
                 throw ScoreError.badReference(path: path, line: nil, detail: "the pitch track has no voiced stretch long enough to be a note")
             }
@@ -59,6 +64,7 @@ public enum ReferenceReader {
         do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
             throw ScoreError.badReference(path: path, line: nil, detail: "not a reference melody: \(error)")
         }
+        try refuseErrors(parsed.diagnostics, path: path)
         return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path,
                           segmenter: options.segmenter)
     }
@@ -90,23 +96,43 @@ public enum ReferenceReader {
         let segmenter = try segmenter.validated()
         let lyrics = try lyricsPath.map { try readLyrics($0) }
         let vocal = try tracker.trackVocals(path: audioPath)
-        let notes = segmenter.notes(vocal.track.contour, words: lyrics?.lines.flatMap(\.words) ?? [])
+        let notes = try segmented(vocal.track.contour, segmenter: segmenter, words: lyrics?.lines.flatMap(\.words) ?? [], path: audioPath)
         guard !notes.isEmpty else {
             throw ScoreError.badReference(path: audioPath, line: nil, detail: "no sung note found in the audio (\(vocal.note))")
         }
-        return placed(notes, lyrics: lyrics, scale: .absolute)
+        return try placed(notes, lyrics: lyrics, scale: .absolute).validated(path: audioPath)
     }
 
     static func readLyrics(_ path: String) throws -> Lyrics {
         let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
-        do { return try LyricsReader.read(bytes, fileName: path).lyrics } catch {
+        let parsed: ParsedLyrics
+        do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
             throw ScoreError.badReference(path: path, line: nil, detail: "cannot read the lyrics: \(error)")
         }
+        try refuseErrors(parsed.diagnostics, path: path)
+        return parsed.lyrics
+    }
+
+    /// A lyric or XML file with an error finding is refused as `ktv lyrics parse` refuses it: a
+    /// tone skipped for a bad `end` would otherwise leave a melody silently short of a note.
+    static func refuseErrors(_ diagnostics: [Diagnostic], path: String) throws(ScoreError) {
+        guard let first = diagnostics.first(where: { $0.severity == .error }) else { return }
+        let more = diagnostics.filter { $0.severity == .error }.count - 1
+        throw .badReference(path: path, line: first.line,
+                            detail: first.message + (more > 0 ? " (and \(more) more error(s); `ktv lyrics validate` lists them)" : ""))
+    }
+
+    /// The notes of a contour, after checking it holds what a song can (`SongBounds`).
+    static func segmented(_ contour: PitchContour, segmenter: ContourSegmenter, words: [LyricWord], path: String) throws(ScoreError) -> [MelodyNote] {
+        if let (i, detail) = contour.songBoundsViolation() {
+            throw .badReference(path: path, line: nil, detail: "pitch sample \(i + 1): \(detail)")
+        }
+        return segmenter.notes(contour, words: words)
     }
 
     /// The melody of a lyric model: its words' own pitch (Migu XML), or `pitch` from a pitch file
     /// (notes placed on the lyric lines by time).
-    public static func melody(lyrics: Lyrics, pitch: ReferencePitch?, wordsHavePitch: Bool = true, path: String,
+    static func melody(lyrics: Lyrics, pitch: ReferencePitch?, wordsHavePitch: Bool = true, path: String,
                               segmenter: ContourSegmenter = ContourSegmenter()) throws(ScoreError) -> ReferenceMelody {
         let lines = lyrics.lines.map { MelodyLine(startMs: $0.startMs, endMs: $0.endMs, text: $0.text.trimmingCharacters(in: .whitespaces)) }
         if wordsHavePitch, lyrics.format == .miguXML {
@@ -136,7 +162,7 @@ public enum ReferenceReader {
             }
             return placed(repaired(notes), lyrics: lyrics.lines.isEmpty ? nil : lyrics, scale: scale == .hz ? .absolute : .relative)
         case let .contour(contour)?:
-            let notes = try segmenter.validated().notes(contour, words: lyrics.lines.flatMap(\.words))
+            let notes = try segmented(contour, segmenter: try segmenter.validated(), words: lyrics.lines.flatMap(\.words), path: path)
             guard !notes.isEmpty else {
                 throw .badReference(path: path, line: nil, detail: "the pitch contour has no voiced stretch long enough to be a note")
             }
@@ -146,88 +172,17 @@ public enum ReferenceReader {
         }
     }
 
-    /// ktv's notes JSON.
-    static func notesJSON(_ bytes: [UInt8], path: String, lyrics: Lyrics?) throws -> ReferenceMelody {
-        let root: JSONValue
-        do { root = try JSONReader.parse(bytes) } catch {
-            throw ScoreError.badReference(path: path, line: JSONReader.location(of: error.byteOffset, in: bytes).line, detail: "invalid JSON: \(error.message)")
+    /// ktv's notes JSON: the file's lines when its notes name them, else lines placed as for any notes.
+    static func notesJSON(_ bytes: [UInt8], path: String, lyrics: Lyrics?) throws(ScoreError) -> ReferenceMelody {
+        let c = try NotesJSON.read(bytes, path: path)
+        guard c.notes.contains(where: { $0.cents != nil }) else {
+            throw .badReference(path: path, line: nil, detail: "no note has a pitch (`midi`); a reference melody needs pitched notes")
         }
-        var list: [JSONValue] = []
-        var namedLines: [MelodyLine]?
-        var beatMs: Double?
-        var scale = ReferenceMelody.PitchScale.absolute
-        switch root {
-        case let .array(items): list = items
-        case let .object(members):
-            guard case let .array(items)? = members.first(where: { $0.0 == "notes" })?.1 else {
-                throw ScoreError.badReference(path: path, line: nil, detail: "expected a list of notes, or an object with `notes`")
-            }
-            list = items
-            beatMs = members.first(where: { $0.0 == "beat_ms" }).flatMap { m -> Double? in
-                switch m.1 {
-                case let .int(v): return Double(v)
-                case let .double(v): return v
-                default: return nil
-                }
-            }
-            if let b = beatMs, !(b > 0 && b <= 60_000) {
-                throw ScoreError.badReference(path: path, line: nil, detail: "`beat_ms` \(b) must be a beat length in ms, above 0 and at most 60000")
-            }
-            if string(members, "scale") == ReferenceMelody.PitchScale.relative.rawValue { scale = .relative }
-            if case let .array(ls)? = members.first(where: { $0.0 == "lines" })?.1 {
-                namedLines = try ls.enumerated().map { k, v in
-                    guard case let .object(o) = v, let s = int(o, "start_ms"), let e = int(o, "end_ms") else {
-                        throw ScoreError.badReference(path: path, line: nil, detail: "lines[\(k)] needs integers `start_ms` and `end_ms`")
-                    }
-                    return MelodyLine(startMs: s, endMs: e, text: string(o, "text") ?? "")
-                }
-            }
-        default:
-            throw ScoreError.badReference(path: path, line: nil, detail: "expected a list of notes, or an object with `notes`")
-        }
-        var notes: [MelodyNote] = []
-        var anyLine = false
-        for (k, item) in list.enumerated() {
-            guard case let .object(o) = item, let start = int(o, "start_ms"), let dur = int(o, "duration_ms"), start >= 0, dur >= 0 else {
-                throw ScoreError.badReference(path: path, line: nil, detail: "notes[\(k)] needs non-negative integers `start_ms` and `duration_ms`")
-            }
-            var cents: Double?
-            switch o.first(where: { $0.0 == "midi" })?.1 {
-            case let .int(m)?: cents = Double(m) * 100
-            case let .double(m)?: cents = m * 100
-            case .null?, nil: cents = nil
-            default: throw ScoreError.badReference(path: path, line: nil, detail: "notes[\(k)].midi must be a MIDI note number or null")
-            }
-            if let c = cents, !(0...12700).contains(c) {
-                throw ScoreError.badReference(path: path, line: nil, detail: "notes[\(k)].midi \(c / 100) is outside 0…127")
-            }
-            let line = int(o, "line")
-            anyLine = anyLine || line != nil
-            let kind = string(o, "kind").flatMap(MelodyNote.Kind.init(rawValue:)) ?? .normal
-            notes.append(MelodyNote(startMs: start, durationMs: dur, cents: cents, word: string(o, "word") ?? "", line: line ?? 0, kind: kind))
-        }
-        guard notes.contains(where: { $0.cents != nil }) else {
-            throw ScoreError.badReference(path: path, line: nil, detail: "no note has a pitch (`midi`); a reference melody needs pitched notes")
-        }
-        notes.sort { $0.startMs < $1.startMs }
-        var melody = namedLines != nil && anyLine
-            ? ReferenceMelody(notes: repaired(notes), lines: namedLines ?? [], scale: scale)
-            : placed(repaired(notes), lyrics: lyrics, scale: scale)
-        melody.beatMs = beatMs
+        var melody = c.lines != nil && c.anyLine
+            ? ReferenceMelody(notes: repaired(c.notes), lines: c.lines ?? [], scale: c.scale)
+            : placed(repaired(c.notes), lyrics: lyrics, scale: c.scale)
+        melody.beatMs = c.beatMs
         return melody
-    }
-
-    static func int(_ o: [(String, JSONValue)], _ key: String) -> Int? {
-        switch o.first(where: { $0.0 == key })?.1 {
-        case let .int(v)?: return v
-        case let .double(v)? where v == v.rounded() && abs(v) < 1e15: return Int(v)
-        default: return nil
-        }
-    }
-
-    static func string(_ o: [(String, JSONValue)], _ key: String) -> String? {
-        if case let .string(s)? = o.first(where: { $0.0 == key })?.1 { return s }
-        return nil
     }
 
     /// Agora's overlap rule note by note, for notes from any source: sorted, a note starting before

@@ -21,4 +21,13 @@ public enum ScoreError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
         }
     }
+
+    /// The error with an empty file name filled in: the take's, or the reference melody's.
+    func naming(take: String) -> ScoreError {
+        if case let .badTake(path, line, detail) = self, path.isEmpty { return .badTake(path: take, line: line, detail: detail) }
+        if case let .badReference(path, line, detail) = self, path.isEmpty {
+            return .badReference(path: "the reference melody", line: line, detail: detail)
+        }
+        return self
+    }
 }

@@ -74,6 +74,8 @@ public final class Scorer {
         public var contour: PitchContour
         public var measuredLatencyMs: Double?
         public var truncations: [AudioTruncation]
+        /// The take's file, for messages.
+        public var path: String = ""
     }
 
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
@@ -84,9 +86,9 @@ public final class Scorer {
         let binary = prefix.contains { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) || $0 == 0x7F }
         if binary || FormatSniffer.isAudio(prefix: prefix) {
             let track = try tracker().track(path: path, channel: .mix, accompaniment: accompaniment)
-            return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations)
+            return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations, path: path)
         }
-        return Take(contour: try TakeReader.read(path: path, pitchIntervalMs: pitchIntervalMs), measuredLatencyMs: nil, truncations: [])
+        return Take(contour: try TakeReader.read(path: path, pitchIntervalMs: pitchIntervalMs), measuredLatencyMs: nil, truncations: [], path: path)
     }
 
     /// A reference melody from a file, or sung in a recording (`audio`: a dual-mono KTV track is
@@ -107,12 +109,32 @@ public final class Scorer {
     /// `rules`: this take's judge instead of the configuration's.
     public func judged(_ take: Take, reference: ReferenceMelody, aligner: (any TakeAligner)? = nil,
                        rules: (any ScoringRules)? = nil) throws -> (card: ScoreCard, sung: SungTake) {
+        let takeName = take.path.isEmpty ? "the take" : take.path
+        // The readers check their values already; a take or melody built by hand is held to the same bounds.
+        if let (i, detail) = take.contour.songBoundsViolation() {
+            throw ScoreError.badTake(path: takeName, line: nil, detail: "pitch sample \(i + 1): \(detail)")
+        }
+        let reference = try reference.validated(path: "the reference melody")
         let latency = configuration.latencyMs ?? take.measuredLatencyMs ?? 0
-        let sung = try (aligner ?? LatencyAligner(latencyMs: latency)).align(take.contour)
-        var card = try (rules ?? configuration.rules).judge(sung, against: reference)
-        card.timing = sung.warp == nil ? "locked" : "free"
-        card.warp = sung.warp
-        return (card, sung)
+        // The stages after the readers know no file names: a message about the take names it here.
+        switch Self.stages(take.contour, reference: reference, aligner: aligner ?? LatencyAligner(latencyMs: latency),
+                           rules: rules ?? configuration.rules) {
+        case let .success(judged): return judged
+        case let .failure(error): throw error.naming(take: takeName)
+        }
+    }
+
+    private static func stages(_ contour: PitchContour, reference: ReferenceMelody, aligner: any TakeAligner,
+                               rules: any ScoringRules) -> Swift.Result<(card: ScoreCard, sung: SungTake), ScoreError> {
+        do {
+            let sung = try aligner.align(contour)
+            var card = try rules.judge(sung, against: reference)
+            card.timing = sung.warp == nil ? "locked" : "free"
+            card.warp = sung.warp
+            return .success((card, sung))
+        } catch {
+            return .failure(error)
+        }
     }
 
     func tracker() throws -> PitchTracker {

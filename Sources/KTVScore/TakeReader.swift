@@ -63,6 +63,10 @@ public enum TakeReader {
                 throw .badTake(path: path, line: k + 1, detail: "\(quoted(s)) is not a pitch in Hz; expected one number per line (0 = unvoiced)")
             }
             guard v >= 0 else { throw .badTake(path: path, line: k + 1, detail: "pitch \(quoted(s)) is negative; write 0 for an unvoiced interval") }
+            if v > 0, let p = SongBounds.pitchProblem(hz: v) { throw .badTake(path: path, line: k + 1, detail: "pitch \(p)") }
+            if (k + 1) * intervalMs > SongBounds.maxTimeMs {
+                throw .badTake(path: path, line: k + 1, detail: "value \(k + 1) at \(intervalMs) ms each lies past 24 hours; no take is that long")
+            }
             f0.append(v > 0 ? v : nil)
         }
         // Whole ms divided once: the nearest Double to each decimal time.

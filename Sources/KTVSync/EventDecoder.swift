@@ -77,6 +77,7 @@ struct EventDecoder {
             guard let to = r.to else { throw place.malformed("to", "missing; a seek event carries the target position in ms") }
             let t = try place.ms(to, "to")
             if t < 0 { throw place.malformed("to", "\(t) is negative; a seek target is 0 or more") }
+            if let p = SongBounds.timeProblem(ms: t) { throw place.malformed("to", "\(p)") }
             return h.event(.seek(toMs: t))
         case "play": return h.event(.command(.play))
         case "pause": return h.event(.command(.pause))
@@ -104,6 +105,7 @@ struct EventDecoder {
         }
         let pos = try place.ms(position, "position")
         if pos < 0 { throw place.malformed("position", "\(pos) is negative; a player position is 0 or more") }
+        if let p = SongBounds.timeProblem(ms: pos) { throw place.malformed("position", "\(p)") }
         if h.ntpMs == nil { notes.add("ntp-inferred", key: "progress", file: place.fileName, line: place.line, "a progress event has no `ntp`; its NTP time is inferred from `at`") }
         let duration = try r.duration.map { n throws(SyncError) in try place.ms(n, "duration") }
         return h.event(.progress(positionMs: pos, state: st, durationMs: duration))

@@ -58,8 +58,15 @@ extension LyricsCommand {
 
         func run() throws {
             var files: [String] = []
+            var skipped: [FileFindings] = []
             for p in paths {
-                do { files += try LyricsBatch.expand(p) } catch {
+                do {
+                    let walk = try LyricsBatch.walk(p)
+                    files += walk.files
+                    skipped += walk.skipped.map { path, kind in
+                        FileFindings(path: path, diagnostics: [.warning("not-a-file", "\(kind), not a regular file; skipped (a folder walk reads regular files and links to them)")])
+                    }
+                } catch {
                     printError("ktv: \(error)")
                     throw ExitCode(KTVExitCode.ioError)
                 }
@@ -77,6 +84,7 @@ extension LyricsCommand {
             } else {
                 results = LyricsBatch.validate(files, options: try read.parseOptions())
             }
+            results += skipped
             mentionTextLimitFlag(&results)
             let report: String
             switch format {
