@@ -41,5 +41,6 @@ let package = Package(
         harness("fuzz-pitchtrack"),
         harness("fuzz-audio"),
         harness("fuzz-reference"),
+        harness("fuzz-score"),
     ]
 )

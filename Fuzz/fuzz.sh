@@ -15,7 +15,7 @@ SWIFT=${SWIFT:-swift}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=.build-fuzz
 HARNESSES=("$@")
-[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(lyrics roundtrip replay pitchtrack audio reference)
+[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(lyrics roundtrip replay pitchtrack audio reference score)
 
 # Per harness: the largest input, and the time after which one input counts as a hang (a debug build
 # with AddressSanitizer runs Swift code 10-50 times slower than release; these leave room for that).

@@ -11,7 +11,7 @@ SHARED=../shared
 LIMIT=262144   # seeds larger than this are left out (the harnesses run with -max_len=65536 or so)
 TEXT_LIMIT=8192  # text seeds are cut to this (at a line end): a debug ASAN build parses ~10 kB/ms
 rm -rf "$OUT"
-mkdir -p "$OUT"/{lyrics,roundtrip,replay,pitchtrack,audio,reference}
+mkdir -p "$OUT"/{lyrics,roundtrip,replay,pitchtrack,audio,reference,score}
 
 # add HARNESS FILE...: copy under a content-hash name (duplicates collapse), skipping large files
 add() {
@@ -164,9 +164,53 @@ printf 'MThd\0\0\0\6\0\0\0\1\0\x60MTrk\0\0\0\x27\0\xff\x51\3\x07\xa1\x20\0\xff\5
 # format 1, 100 ticks a quarter: a tempo track, a .kar words track (@ header, \ and / marks), a
 # melody track with a chord under running status
 printf 'MThd\0\0\0\6\0\1\0\3\0\x64MTrk\0\0\0\x0b\0\xff\x51\3\x09\x27\xc0\0\xff\x2f\0MTrk\0\0\0\x1a\0\xff\1\3@KM\x64\xff\1\4\\Twi\x64\xff\1\3/li\0\xff\x2f\0MTrk\0\0\0\x19\x64\x90\x3c\x50\0\x40\x50\x64\x80\x3c\0\0\x40\0\x64\x90\x43\x50\x64\x43\0\0\xff\x2f\0' | add_text reference
+# Every other reference format: notes JSON (a list; an object with lines, a beat and a relative
+# scale), a pitch track segmented into notes, Migu XML tones, Agora pitch, and the shared scenes'
+# references when they are there.
+add reference fixtures/lyrics/migu.xml fixtures/lyrics/agora-pitch-notes.pitch fixtures/lyrics/agora-pitch-contour.bin
+[ -d "$SHARED/scenes" ] && add reference $(find "$SHARED/scenes" -name 'reference.*' | sort | head -n 4)
+printf '[{"start_ms":1000,"duration_ms":400,"midi":60,"word":"a"},{"start_ms":1500,"duration_ms":400,"midi":62.5,"word":"b"},{"start_ms":2000,"duration_ms":0,"midi":null}]\n' | add_text reference
+printf '\xef\xbb\xbf{"notes":[{"start_ms":0,"duration_ms":300,"midi":64,"word":"x","line":0,"kind":"golden"},{"start_ms":400,"duration_ms":300,"midi":65,"line":1,"kind":"rap"}],"lines":[{"start_ms":0,"end_ms":300,"text":"x"},{"start_ms":400,"end_ms":700,"text":"y"}],"beat_ms":125.5,"scale":"relative"}\n' | add_text reference
+printf 'time_s,f0_hz\n0.00,0\n0.01,220\n0.02,220\n0.03,220\n0.04,220\n0.05,220\n0.06,220\n0.07,221\n0.08,247\n0.09,247\n0.10,247\n0.11,247\n0.12,247\n0.13,247\n0.14,247\n0.15,0\n' | add_text reference
+# What issue 19 found: times near Int.max and past 24 h, a tone ending before it begins, a tone
+# whose end is not a time, a pitch of 1e308 Hz, a line ending before it starts, nesting 2,000 deep.
+printf '[{"start_ms":1000,"duration_ms":9223372036854775807,"midi":60}]' | add_text reference
+printf '[{"start_ms":9223372036854775000,"duration_ms":100,"midi":60}]' | add_text reference
+printf 'time_s,f0_hz\n0.0,440\n0.01,440\n1e308,440\n' | add_text reference
+printf '<?xml version="1.0"?><song><midi_lrc><paragraph><sentence><tone begin="1.0" end="1.5" pitch="220"><word>a</word></tone><tone begin="2.0" end="1.8" pitch="1e308"><word>b</word></tone><tone begin="3" end="bei" pitch="196"><word>c</word></tone></sentence></paragraph></midi_lrc></song>\n' | add_text reference
+printf '{"notes":[{"start_ms":0,"duration_ms":300,"midi":64,"line":0}],"lines":[{"start_ms":5000,"end_ms":1000,"text":"x"}]}' | add_text reference
+{ printf '<?xml version="1.0"?>'; for _ in $(seq 2000); do printf '<a>'; done; for _ in $(seq 2000); do printf '</a>'; done; } | add_text reference
 add reference fixtures/fuzz/reference/*
 
-for h in lyrics roundtrip replay pitchtrack audio reference; do
+# --- score: reference, take and progress log in one input, parts separated by a line `%%`
+# (Fuzz/Sources/FuzzTargets/ScoreTarget.swift); a missing or unreadable part is replaced there.
+notes='[{"start_ms":1000,"duration_ms":400,"midi":60},{"start_ms":1500,"duration_ms":400,"midi":62},{"start_ms":2000,"duration_ms":800,"midi":64}]'
+take='time_s,f0_hz
+0.90,0
+1.00,262
+1.20,262
+1.50,294
+1.80,294
+2.00,330
+2.50,331
+2.90,0'
+log='{"device":"B","at":0,"ntp":1,"kind":"record","action":"start"}
+{"device":"B","at":10,"ntp":11,"kind":"progress","position":0,"state":"playing"}
+{"device":"B","at":1200,"ntp":1201,"kind":"progress","position":1190,"state":"playing"}
+{"device":"B","at":1300,"ntp":1301,"kind":"seek","to":900}
+{"device":"B","at":2000,"ntp":2001,"kind":"progress","position":1590,"state":"playing"}
+{"device":"B","at":2100,"ntp":2101,"kind":"pause"}'
+printf '%s\n%%%%\n%s\n%%%%\n%s\n' "$notes" "$take" "$log" | add_text score
+printf '%s\n%%%%\n%s\n' "$notes" "$take" | add_text score
+printf '%s\n%%%%\n262\n262\n0\n294\n330\n330\n' "$notes" | add_text score
+add score fixtures/lyrics/migu.xml
+printf '%%%%\n%s\n1e300,440\n' "$take" | add_text score
+# A log whose position steps back a little, many times (issue 19)
+{ printf '%s\n%%%%\n%s\n%%%%\n' "$notes" "$take"; printf '{"device":"B","at":0,"ntp":1,"kind":"record","action":"start"}\n';
+  for k in $(seq 200); do printf '{"device":"B","at":%d,"ntp":%d,"kind":"progress","position":%d,"state":"playing"}\n' $((k*40)) $((k*40+1)) $((5000-k*10)); done; } | add_text score
+add score fixtures/fuzz/score/*
+
+for h in lyrics roundtrip replay pitchtrack audio reference score; do
     printf '%s %s' "$h" "$(ls "$OUT/$h" | wc -l)"
-    [ "$h" = reference ] && echo || printf ', '
+    [ "$h" = score ] && echo || printf ', '
 done | sed 's/^/seeds: /; s/, $//'

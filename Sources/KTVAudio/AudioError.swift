@@ -1,3 +1,4 @@
+import Foundation
 import KTVCore
 
 /// Why audio could not be read or written. Messages name the file and say what to do.
@@ -37,7 +38,7 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .readFailed(path, reason):
             return "\(path): reading audio failed: \(reason)"
         case let .cannotWrite(path, reason):
-            return "\(path): cannot write audio: \(reason)"
+            return "\(path): cannot write \(Self.isAudioName(path) ? "audio" : "the file"): \(reason)"
         case let .resampler(reason):
             return "resampler: \(reason)"
         case let .invalidArgument(reason):
@@ -45,6 +46,11 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .invalidParameter(error):
             return error.description
         }
+    }
+
+    /// Whether a path names audio by its ending (`split.json` and a folder do not).
+    private static func isAudioName(_ path: String) -> Bool {
+        ["wav", "flac", "ogg", "opus", "mp3", "aiff", "aif", "caf", "w64", "rf64"].contains((path as NSString).pathExtension.lowercased())
     }
 
     private static func hz(_ v: Double) -> String {

@@ -69,6 +69,10 @@ public final class AudioReader {
     /// Keeps the bytes of an in-memory file alive for libsndfile's callbacks.
     private let memory: MemoryFile?
     private var position = 0
+    /// What the container says is missing though every frame libsndfile counted decodes (a WAV
+    /// whose `data` chunk claims more bytes than the file holds, an Ogg stream without its end
+    /// mark): reported as a truncation when reading reaches the end.
+    private var shortfall: (claimedS: Double?, reason: String)?
 
     /// Opens a file.
     public convenience init(path: String) throws(AudioError) {
@@ -82,13 +86,21 @@ public final class AudioReader {
             close(fd)
             throw .unreadable(path: path, reason: "is a folder, not an audio file")
         }
+        // An Ogg file's last page, read before libsndfile takes the descriptor (pread moves no offset).
+        var tail: [UInt8] = []
+        if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
+            let count = Int(min(off_t(Self.oggTailBytes), st.st_size))
+            tail = [UInt8](repeating: 0, count: count)
+            let got = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, st.st_size - off_t(count)) }
+            tail = got == count ? tail : []
+        }
         var sfinfo = SF_INFO()
         // libsndfile closes the descriptor with the handle (and on failure).
         guard let h = sf_open_fd(fd, Int32(SFM_READ), &sfinfo, Int32(SF_TRUE)) else {
             let reason = String(cString: sf_strerror(nil))
             throw .cannotOpen(path: path, reason: reason, detected: FormatSniffer.unsupportedName(path: path))
         }
-        try self.init(handle: h, info: sfinfo, path: path, memory: nil)
+        try self.init(handle: h, info: sfinfo, path: path, memory: nil, tail: tail)
     }
 
     /// Opens audio held in memory (any format libsndfile reads), through its virtual I/O.
@@ -102,10 +114,10 @@ public final class AudioReader {
             let reason = String(cString: sf_strerror(nil))
             throw .cannotOpen(path: name, reason: reason, detected: FormatSniffer.unsupportedName(prefix: Array(bytes.prefix(12))))
         }
-        try self.init(handle: h, info: sfinfo, path: name, memory: file)
+        try self.init(handle: h, info: sfinfo, path: name, memory: file, tail: Array(bytes.suffix(Self.oggTailBytes)))
     }
 
-    private init(handle h: OpaquePointer, info sfinfo: SF_INFO, path: String, memory: MemoryFile?) throws(AudioError) {
+    private init(handle h: OpaquePointer, info sfinfo: SF_INFO, path: String, memory: MemoryFile?, tail: [UInt8]) throws(AudioError) {
         self.path = path
         self.memory = memory
         handle = h
@@ -138,7 +150,47 @@ public final class AudioReader {
             sf_close(h)
             throw .empty(path: path)
         }
+        if info.container == "OGG", !tail.isEmpty, !Self.endsWithEndOfStream(tail) {
+            shortfall = (nil, "the Ogg stream stops without its end-of-stream page")
+        } else if let ratio = Self.dataChunkClaim(h) {
+            shortfall = (info.durationS * ratio, "the data chunk claims \(String(format: "%.1f", ratio))× the bytes the file holds")
+        }
         self.info = info
+    }
+
+    /// The largest Ogg page: the last page of a file lies within this many bytes of its end.
+    static let oggTailBytes = 65_307
+
+    /// Whether the last Ogg page in `tail` (the file's last bytes) is marked end-of-stream (header
+    /// type flag 0x04, RFC 3533 §6). A file cut short ends inside a page, or on one without the mark.
+    static func endsWithEndOfStream(_ tail: [UInt8]) -> Bool {
+        let magic: [UInt8] = Array("OggS".utf8)
+        var k = tail.count - 27
+        while k >= 0 {
+            if tail[k] == magic[0], tail[k + 1] == magic[1], tail[k + 2] == magic[2], tail[k + 3] == magic[3], tail[k + 4] == 0 {
+                return tail[k + 5] & 0x04 != 0
+            }
+            k -= 1
+        }
+        return true   // no page header in reach: nothing to say
+    }
+
+    /// How many times the audio the file holds its header's `data` (WAV) or `SSND` (AIFF) chunk
+    /// claims, from libsndfile's log (`data : 1764000 (should be 399920)`); nil when they agree or
+    /// the size is a streaming placeholder (0 or 0xFFFFFFFF: written before the length was known).
+    static func dataChunkClaim(_ h: OpaquePointer) -> Double? {
+        var log = [CChar](repeating: 0, count: 8192)
+        let n = log.withUnsafeMutableBytes { Int(sf_command(h, Int32(SFC_GET_LOG_INFO), $0.baseAddress, Int32($0.count))) }
+        guard n > 0 else { return nil }
+        let text = String(decoding: log.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("data :") || line.hasPrefix("SSND :") {
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Double($0) }
+            guard line.contains("should be"), numbers.count >= 2 else { continue }
+            let claimed = numbers[0], held = numbers[numbers.count - 1]
+            guard claimed > held, held > 0, claimed < 0xFFFF_FF00 else { continue }
+            return claimed / held
+        }
+        return nil
     }
 
     deinit { sf_close(handle) }
@@ -173,6 +225,9 @@ public final class AudioReader {
                 truncation = AudioTruncation(path: path, decodedS: Double(position) / info.sampleRate,
                                              claimedS: info.durationS,
                                              reason: err != 0 ? String(cString: sf_strerror(handle)) : nil)
+            } else if let shortfall {
+                truncation = AudioTruncation(path: path, decodedS: Double(position) / info.sampleRate,
+                                             claimedS: shortfall.claimedS, reason: shortfall.reason)
             }
         }
         return n

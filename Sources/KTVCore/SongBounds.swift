@@ -76,7 +76,7 @@ extension PitchContour {
             let t = timesS[i]
             if let p = SongBounds.timeProblem(s: t) { return (i, "time \(p)") }
             if i > 0, !(t > timesS[i - 1]) { return (i, "time \(t) s is not after the previous sample's \(timesS[i - 1]) s") }
-            if let f = f0Hz[i], let p = SongBounds.pitchProblem(hz: f) { return (i, "pitch \(p)") }
+            if let f = f0Hz[i], let p = SongBounds.pitchProblem(hz: f) { return (i, "the pitch at \(t) s, \(p)") }
         }
         return nil
     }

@@ -174,12 +174,10 @@ public enum PitchTrackFile {
         }
     }
 
-    /// What no pitch track holds (`SongBounds`): a time past 24 hours, a pitch (or an unvoiced
-    /// frame's guess, written negative) outside the MIDI range. Nil when the frame is fine.
+    /// What no pitch track holds (`SongBounds`): a time past 24 hours. Nil when the frame is fine.
+    /// (Pitches are the scorer's to bound: `pitch eval` compares any positive f0, as mir_eval does.)
     private static func boundsProblem(time t: Double, f0 f: Double) -> String? {
-        if let p = SongBounds.timeProblem(s: t) { return "time \(p)" }
-        if f.isNormal, let p = SongBounds.pitchProblem(hz: abs(f)) { return "f0 \(f < 0 ? "guess " : "")\(p)" }
-        return nil
+        SongBounds.timeProblem(s: t).map { "time \($0)" }
     }
 
     private enum NumberResult { case success(Double), failure(String) }

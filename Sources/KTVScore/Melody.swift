@@ -96,6 +96,9 @@ public struct ReferenceMelody: Sendable, Equatable {
                 throw bad("\(name) belongs to line \(n.line + 1), but the melody has \(lines.count) line(s)")
             }
         }
+        if !notes.isEmpty, !notes.contains(where: { $0.cents != nil && $0.durationMs > 0 }) {
+            throw bad("no pitched note lasts longer than 0 ms; a reference melody needs notes to sing")
+        }
         for (i, l) in lines.enumerated() {
             if let p = SongBounds.timeProblem(ms: l.startMs) { throw bad("line \(i + 1): start \(p)") }
             if let p = SongBounds.timeProblem(ms: l.endMs) { throw bad("line \(i + 1): end \(p)") }

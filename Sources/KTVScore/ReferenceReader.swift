@@ -1,4 +1,5 @@
 import Foundation
+import KTVAudio
 import KTVCore
 import KTVLyrics
 import KTVPitch
@@ -25,12 +26,21 @@ public enum ReferenceReader {
     /// Reads `path` (and the lyric file `lyricsPath`, for words and lines, when given). The melody
     /// is checked against `SongBounds` (`ReferenceMelody.validated(path:)`) before it is returned.
     public static func read(path: String, lyricsPath: String? = nil, options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
-        try readUnchecked(path: path, lyricsPath: lyricsPath, options: try options.validated()).validated(path: path)
+        let options = try options.validated()
+        let lyrics = try lyricsPath.map { try readLyrics($0) }
+        return try parse(try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes), path: path, lyrics: lyrics, options: options)
     }
 
-    private static func readUnchecked(path: String, lyricsPath: String?, options: ReferenceOptions) throws -> ReferenceMelody {
-        let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
-        let lyrics = try lyricsPath.map { try readLyrics($0) }
+    /// The melody in `bytes` (any format `read` detects); `path` names it in errors, `lyrics` gives
+    /// words and lines. Checked as `read` checks it. The bytes are consumed: a large notes JSON is
+    /// let go before its notes are placed.
+    public static func parse(_ bytes: consuming [UInt8], path: String, lyrics: Lyrics? = nil,
+                             options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
+        try parseUnchecked(bytes, path: path, lyrics: lyrics, options: try options.validated()).validated(path: path)
+    }
+
+    private static func parseUnchecked(_ text: consuming [UInt8], path: String, lyrics: Lyrics?, options: ReferenceOptions) throws -> ReferenceMelody {
+        var bytes = consume text
         let own: ReferenceMelody?
         if MIDIFile.looksLike(bytes) {
             own = try MIDIFile.read(bytes, path: path, track: options.track)
@@ -46,7 +56,11 @@ public enum ReferenceReader {
             placedMelody.beatMs = own.beatMs
             return placedMelody
         }
-        if isNotesJSON(bytes) { return try notesJSON(bytes, path: path, lyrics: lyrics) }
+        if isNotesJSON(bytes) {
+            var contents = try NotesJSON.read(bytes, path: path)
+            bytes = []   // the text goes before the notes are placed: a large file is not held twice
+            return try notesJSON(&contents, path: path, lyrics: lyrics)
+        }
         if isPitchTrack(bytes) {
             // A reference singer's pitch track (ktv pitch CSV/JSON, `time f0` text): segmented into notes.
             let contour: PitchContour
@@ -91,8 +105,10 @@ public enum ReferenceReader {
     /// A reference sung in a recording: a dual-mono KTV track is split (as `ktv split --vocals`
     /// does) and its vocal estimate tracked; a mono file is tracked as a vocal stem. The contour is
     /// segmented into notes, cut at the words' starts and carrying them when lyrics are given.
+    /// `truncations`: where the recording stopped short of what its header claimed (the melody is
+    /// of the decoded part; a front end warns about each).
     public static func read(audioPath: String, lyricsPath: String? = nil, tracker: PitchTracker,
-                            segmenter: ContourSegmenter = ContourSegmenter()) throws -> ReferenceMelody {
+                            segmenter: ContourSegmenter = ContourSegmenter()) throws -> (melody: ReferenceMelody, truncations: [AudioTruncation]) {
         let segmenter = try segmenter.validated()
         let lyrics = try lyricsPath.map { try readLyrics($0) }
         let vocal = try tracker.trackVocals(path: audioPath)
@@ -100,7 +116,7 @@ public enum ReferenceReader {
         guard !notes.isEmpty else {
             throw ScoreError.badReference(path: audioPath, line: nil, detail: "no sung note found in the audio (\(vocal.note))")
         }
-        return try placed(notes, lyrics: lyrics, scale: .absolute).validated(path: audioPath)
+        return (try placed(notes, lyrics: lyrics, scale: .absolute).validated(path: audioPath), vocal.track.truncations)
     }
 
     static func readLyrics(_ path: String) throws -> Lyrics {
@@ -173,22 +189,25 @@ public enum ReferenceReader {
     }
 
     /// ktv's notes JSON: the file's lines when its notes name them, else lines placed as for any notes.
-    static func notesJSON(_ bytes: [UInt8], path: String, lyrics: Lyrics?) throws(ScoreError) -> ReferenceMelody {
-        let c = try NotesJSON.read(bytes, path: path)
+    static func notesJSON(_ c: inout NotesJSON.Contents, path: String, lyrics: Lyrics?) throws(ScoreError) -> ReferenceMelody {
         guard c.notes.contains(where: { $0.cents != nil }) else {
             throw .badReference(path: path, line: nil, detail: "no note has a pitch (`midi`); a reference melody needs pitched notes")
         }
+        var notes: [MelodyNote] = []
+        swap(&notes, &c.notes)      // moved, not copied
+        notes = repaired(consume notes)
         var melody = c.lines != nil && c.anyLine
-            ? ReferenceMelody(notes: repaired(c.notes), lines: c.lines ?? [], scale: c.scale)
-            : placed(repaired(c.notes), lyrics: lyrics, scale: c.scale)
+            ? ReferenceMelody(notes: consume notes, lines: c.lines ?? [], scale: c.scale)
+            : placed(consume notes, lyrics: lyrics, scale: c.scale)
         melody.beatMs = c.beatMs
         return melody
     }
 
     /// Agora's overlap rule note by note, for notes from any source: sorted, a note starting before
     /// the previous one ends starts at that end (Migu XML gets Agora's own, `AgoraRules.overlapRepaired`).
-    static func repaired(_ notes: [MelodyNote]) -> [MelodyNote] {
-        var out = notes.sorted { $0.startMs < $1.startMs }
+    static func repaired(_ notes: consuming [MelodyNote]) -> [MelodyNote] {
+        var out = consume notes
+        if !zip(out, out.dropFirst()).allSatisfy({ $0.startMs <= $1.startMs }) { out.sort { $0.startMs < $1.startMs } }
         for k in out.indices.dropFirst() where out[k].startMs < out[k - 1].endMs {
             let end = out[k].endMs
             out[k].startMs = out[k - 1].endMs
@@ -199,8 +218,8 @@ public enum ReferenceReader {
 
     /// Lines for notes: the lyric lines (a note goes to the line holding its midpoint, else the
     /// nearest; it takes the word under it), or phrases split at silences.
-    static func placed(_ notes: [MelodyNote], lyrics: Lyrics?, scale: ReferenceMelody.PitchScale) -> ReferenceMelody {
-        var out = notes
+    static func placed(_ notes: consuming [MelodyNote], lyrics: Lyrics?, scale: ReferenceMelody.PitchScale) -> ReferenceMelody {
+        var out = consume notes
         if let lyrics, !lyrics.lines.isEmpty {
             let lines = lyrics.lines
             for k in out.indices {
@@ -221,14 +240,14 @@ public enum ReferenceReader {
             if k > 0, out[k].startMs - out[k - 1].endMs >= phraseGapMs { line += 1 }
             out[k].line = line
         }
-        return grouped(out, scale: scale)
+        return grouped(consume out, scale: scale)
     }
 
     /// The melody of notes whose `line` is set (line marks in the file, or phrases): lines numbered
     /// from 0 in order of first use, each spanning its notes, its text their words joined (a
     /// syllable carries its own spaces, as UltraStar and karaoke MIDI write them).
-    static func grouped(_ notes: [MelodyNote], scale: ReferenceMelody.PitchScale, beatMs: Double? = nil) -> ReferenceMelody {
-        var out = notes
+    static func grouped(_ notes: consuming [MelodyNote], scale: ReferenceMelody.PitchScale, beatMs: Double? = nil) -> ReferenceMelody {
+        var out = consume notes
         var index: [Int: Int] = [:]
         var lines: [MelodyLine] = []
         for k in out.indices {

@@ -76,6 +76,13 @@ public final class Scorer {
         public var truncations: [AudioTruncation]
         /// The take's file, for messages.
         public var path: String = ""
+
+        public init(contour: PitchContour, measuredLatencyMs: Double? = nil, truncations: [AudioTruncation] = [], path: String = "") {
+            self.contour = contour
+            self.measuredLatencyMs = measuredLatencyMs
+            self.truncations = truncations
+            self.path = path
+        }
     }
 
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
@@ -95,9 +102,15 @@ public final class Scorer {
     /// split and its vocal tracked, with this scorer's tracker).
     public func reference(path: String?, audio: String? = nil, lyricsPath: String? = nil,
                           options: ReferenceOptions = ReferenceOptions()) throws -> ReferenceMelody {
-        if let audio { return try ReferenceReader.read(audioPath: audio, lyricsPath: lyricsPath, tracker: try tracker()) }
+        try readReference(path: path, audio: audio, lyricsPath: lyricsPath, options: options).melody
+    }
+
+    /// `reference(…)`, with where a reference recording stopped short of what its header claimed.
+    public func readReference(path: String?, audio: String? = nil, lyricsPath: String? = nil,
+                              options: ReferenceOptions = ReferenceOptions()) throws -> (melody: ReferenceMelody, truncations: [AudioTruncation]) {
+        if let audio { return try ReferenceReader.read(audioPath: audio, lyricsPath: lyricsPath, tracker: try tracker(), segmenter: options.segmenter) }
         guard let path else { throw ScoreError.invalidParameter(name: "reference", value: "none", allowed: "a reference file or a reference recording") }
-        return try ReferenceReader.read(path: path, lyricsPath: lyricsPath, options: options)
+        return (try ReferenceReader.read(path: path, lyricsPath: lyricsPath, options: options), [])
     }
 
     /// Aligns and judges a take.

@@ -39,6 +39,9 @@ public enum TakeReader {
                 throw .badTake(path: path, line: nil, detail: error.description)
             }
         }
+        if let (i, detail) = contour.songBoundsViolation() {
+            throw .badTake(path: path, line: nil, detail: "pitch sample \(i + 1): \(detail)")
+        }
         guard contour.voicedCount > 0 else {
             throw .badTake(path: path, line: nil, detail: "no voiced value (every pitch is 0 or unvoiced); nothing was sung")
         }

@@ -28,8 +28,9 @@ struct ScoreNotesCommand: ParsableCommand {
         let bytes: [UInt8]
         do {
             let scorer = try Scorer(configuration: ScoreConfiguration())
-            let melody = try scorer.reference(path: reference.reference ?? source, audio: reference.referenceAudio,
-                                              lyricsPath: reference.lyrics, options: try reference.options())
+            let (melody, truncations) = try scorer.readReference(path: reference.reference ?? source, audio: reference.referenceAudio,
+                                                                 lyricsPath: reference.lyrics, options: try reference.options())
+            for t in truncations { printError("ktv: warning: \(t)") }
             let title = (((reference.reference ?? source ?? reference.name) as NSString).lastPathComponent as NSString).deletingPathExtension
             switch format {
             case .json: bytes = NotesJSON.write(melody)

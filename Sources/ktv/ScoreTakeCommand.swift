@@ -60,6 +60,10 @@ struct ScoreTakeCommand: ParsableCommand {
         if (progressLog == nil) != (device == nil) { throw ValidationError("--progress-log and --device go together") }
         if timing == .free && (progressLog != nil || latencyMs != nil) { throw ValidationError("--timing free aligns the take itself; drop --progress-log and --latency-ms") }
         try reference.requireOne(reference.reference)
+        // Out-of-range values (--pitch-interval-ms 0) are usage errors, found before any file is read.
+        do { _ = try request().validated() } catch let error as ScoreError {
+            throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
+        }
     }
 
     func configuration() throws -> ScoreConfiguration {
@@ -71,8 +75,9 @@ struct ScoreTakeCommand: ParsableCommand {
         let result: Scorer.Result
         do {
             let scorer = try Scorer(configuration: try configuration())
-            let melody = try scorer.reference(path: reference.reference, audio: reference.referenceAudio, lyricsPath: reference.lyrics,
-                                              options: try reference.options())
+            let (melody, truncations) = try scorer.readReference(path: reference.reference, audio: reference.referenceAudio,
+                                                                 lyricsPath: reference.lyrics, options: try reference.options())
+            for t in truncations { printError("ktv: warning: \(t)") }
             result = try scorer.score(try request(), reference: melody)
         } catch { throw scoreFailure(error) }
         for t in result.truncations { printError("ktv: warning: \(t)") }

@@ -75,6 +75,10 @@ import Testing
         }
     }
 
+    @Test func score() throws {
+        for input in try Self.inputs("score") { ScoreTarget.run(input.bytes) }
+    }
+
     @Test func audio() throws {
         for input in try Self.inputs("audio") {
             let failure = AudioTarget.run(input.bytes)
