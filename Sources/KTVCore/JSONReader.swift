@@ -513,6 +513,34 @@ public struct JSONReader {
         }
     }
 
+    /// A decoder's whole run over a text: the syntax checked first (`check`, so a syntax error
+    /// anywhere is reported before an error of shape, as a parser that builds the tree first would),
+    /// then `decode` reading straight from the bytes. A UTF-8 byte-order mark is skipped with
+    /// `skippingBOM`. A syntax error becomes `invalid(line, message)`; the decoder's own `E` errors
+    /// pass through; any other error is `invalid(nil, description)`.
+    public static func decodeChecked<T, E: Error>(_ bytes: [UInt8], skippingBOM: Bool = false,
+                                                  invalid: (_ line: Int?, _ message: String) -> E,
+                                                  _ decode: (inout JSONReader) throws -> T) throws(E) -> T {
+        let skip = skippingBOM && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let outcome: Result<T, E> = bytes.withUnsafeBufferPointer { whole in
+            let text = UnsafeBufferPointer(rebasing: whole[skip...])
+            var check = JSONReader(text)
+            do {
+                try check.skipValue()
+                try check.expectEnd()
+            } catch let error as JSONReadError {
+                return .failure(invalid(location(of: error.byteOffset, in: text).line, "invalid JSON: \(error.message)"))
+            } catch {
+                return .failure(invalid(nil, "invalid JSON: \(error)"))
+            }
+            var r = JSONReader(text)
+            do { return .success(try decode(&r)) } catch let e as E { return .failure(e) } catch {
+                return .failure(invalid(nil, "invalid JSON: \(error)"))
+            }
+        }
+        return try outcome.get()
+    }
+
     /// Checks that the text is one JSON value and nothing more. A caller that decodes as it reads
     /// checks first, so that a syntax error anywhere is reported before an error of shape, as it
     /// would be by a parser that builds the whole tree first.

@@ -225,18 +225,8 @@ public enum PitchTrackFile {
 
     private static func parseJSON(_ text: [UInt8], path: String) throws(PitchError) -> PitchContour {
         // Syntax first, over the whole text; then the frames, each error at the line of its value.
-        do { try JSONReader.check(text) } catch {
-            throw .badTrackFile(path: path, line: JSONReader.location(of: error.byteOffset, in: text).line, detail: "invalid JSON: \(error.message)")
-        }
-        do {
-            return try text.withUnsafeBufferPointer { buf in
-                var r = JSONReader(buf)
-                return try frames(&r, path: path)
-            }
-        } catch let e as PitchError {
-            throw e
-        } catch {
-            throw .badTrackFile(path: path, line: nil, detail: "invalid JSON: \(error)")
+        try JSONReader.decodeChecked(text, invalid: { PitchError.badTrackFile(path: path, line: $0, detail: $1) }) { r in
+            try frames(&r, path: path)
         }
     }
 

@@ -54,26 +54,8 @@ extension NotesJSON {
     /// mark is skipped. Every time is checked against `SongBounds` where it is read, so an error names
     /// the line of the value.
     static func read(_ bytes: [UInt8], path: String) throws(ScoreError) -> Contents {
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        let skip = bytes.starts(with: bom) ? 3 : 0
-        do {
-            return try bytes.withUnsafeBufferPointer { whole throws in
-                let text = UnsafeBufferPointer(rebasing: whole[skip...])
-                var check = JSONReader(text)
-                do {
-                    try check.skipValue()
-                    try check.expectEnd()
-                } catch let error as JSONReadError {
-                    throw ScoreError.badReference(path: path, line: JSONReader.location(of: error.byteOffset, in: text).line,
-                                                  detail: "invalid JSON: \(error.message)")
-                }
-                var r = JSONReader(text)
-                return try contents(&r, path: path)
-            }
-        } catch let e as ScoreError {
-            throw e
-        } catch {
-            throw .badReference(path: path, line: nil, detail: "invalid JSON: \(error)")
+        try JSONReader.decodeChecked(bytes, skippingBOM: true, invalid: { ScoreError.badReference(path: path, line: $0, detail: $1) }) { r in
+            try contents(&r, path: path)
         }
     }
 

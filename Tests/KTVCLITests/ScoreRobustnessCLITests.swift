@@ -238,6 +238,43 @@ import Testing
         try expectRefused(["split", input, "--out-dir", s.path("out")], status: 74, naming: ["split.json: cannot write the file: is a folder"])
     }
 
+    /// One hostile row killed the whole batch (and `--resume` met it again): each is now a line with
+    /// its reason, and the rows around it are scored.
+    @Test func aBatchOfHostileRowsScoresTheRest() throws {
+        let s = try Scratch()
+        let (_, take) = try Self.song(s)
+        try s.write("dur.json", "[{\"start_ms\": 1000, \"duration_ms\": 9223372036854775807, \"midi\": 60}]")
+        try s.write("far.csv", "time_s,f0_hz\n0.0,440\n0.01,440\n1e308,440\n")
+        try s.write("back.xml", "<?xml version=\"1.0\"?><song><midi_lrc><paragraph><sentence><tone begin=\"2.0\" end=\"1.8\" pitch=\"220\"><word>b</word></tone></sentence></paragraph></midi_lrc></song>")
+        try s.write("deep.xml", String(repeating: "<a>", count: 30_000) + String(repeating: "</a>", count: 30_000))
+        try s.write("t1e300.csv", try String(contentsOfFile: take, encoding: .utf8) + "1e300,440\n")
+        var log = "{\"device\":\"B\",\"at\":0,\"ntp\":1,\"kind\":\"record\",\"action\":\"start\"}\n"
+        for k in 1...1000 {
+            log += "{\"device\":\"B\",\"at\":\(k * 40),\"ntp\":\(k * 40 + 1),\"kind\":\"progress\",\"position\":\(max(0, 5000 - k * 10)),\"state\":\"playing\"}\n"
+        }
+        try s.write("steps.jsonl", log)
+        let manifest = try s.write("m.csv", """
+            id,take,reference,timing,progress_log,device
+            good1,take.csv,ref.json,,,
+            dur,take.csv,dur.json,,,
+            far,take.csv,far.csv,,,
+            back,take.csv,back.xml,,,
+            deep,take.csv,deep.xml,,,
+            t1e300,t1e300.csv,ref.json,free,,
+            steps,take.csv,ref.json,,steps.jsonl,B
+            good2,take.csv,ref.json,free,,
+
+            """)
+        let r = try ktv(["batch", manifest, "-o", s.path("r.jsonl"), "--progress", "never", "--jobs", "2"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = try String(contentsOfFile: s.path("r.jsonl"), encoding: .utf8).split(separator: "\n").map(String.init)
+        func line(_ id: String) -> String { lines.first { $0.contains("\"id\":\"\(id)\"") } ?? "" }
+        #expect(lines.count == 8)
+        for id in ["good1", "good2", "steps"] { #expect(line(id).contains("\"status\":\"ok\""), "\(id): \(line(id))") }
+        for id in ["dur", "far", "back", "deep"] { #expect(line(id).contains("\"reason\":\"reference\""), "\(id): \(line(id))") }
+        #expect(line("t1e300").contains("\"reason\":\"take\"") && line("t1e300").contains("past 24 hours"), "\(line("t1e300"))")
+    }
+
     /// A notes JSON's memory is near its text's size: 1.7 GB for 63 MB before (a tree of every value;
     /// 198 MB for this 21 MB file). Measured as `score notes --format ultrastar`, whose output is small,
     /// above the same command's peak on a ten-note reference.
