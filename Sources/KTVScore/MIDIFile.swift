@@ -91,15 +91,16 @@ public enum MIDIFile {
     /// note, so a tick is exactly 1 ms and times read back unchanged. Each word is an `FF 05`
     /// lyric at its note's start, the first of each line marked `/`; the title is the track name.
     /// Lost: unpitched notes (a MIDI note needs a key; their words too), zero-length notes, note
-    /// kinds (golden, rap, freestyle), fractions of a semitone.
+    /// kinds (golden, rap, freestyle), fractions of a semitone. The notes go out as one voice
+    /// (`writtenNotes`), since the reader keeps one voice.
     public static func write(_ melody: ReferenceMelody, title: String? = nil) -> [UInt8] {
         // (tick, order at the same tick: offs, then lyrics, then ons, bytes)
         var events: [(tick: Int, order: Int, bytes: [UInt8])] = []
         if let title { events.append((0, 0, meta(0x03, Array(title.utf8)))) }
         events.append((0, 0, meta(0x51, [0x07, 0x53, 0x00])))  // 480000 µs
         var lastLine: Int?
-        for n in melody.notes.sorted(by: { $0.startMs < $1.startMs }) {
-            guard let cents = n.cents, n.durationMs > 0 else { continue }
+        for n in writtenNotes(melody) {
+            guard let cents = n.cents else { continue }
             let key = UInt8(max(0, min(127, Int((cents / 100).rounded()))))
             let word = (lastLine != n.line ? "/" : "") + n.word
             lastLine = n.line
@@ -117,6 +118,21 @@ public enum MIDIFile {
         track += [0x00, 0xFF, 0x2F, 0x00]
         var out = Array("MThd".utf8) + be32(6) + [0, 0, 0, 1] + [0x01, 0xE0]  // format 0, one track, 480 ticks a quarter
         out += Array("MTrk".utf8) + be32(track.count) + track
+        return out
+    }
+
+    /// The notes `write` puts in the file: the pitched notes of some length, by start, each ended
+    /// where the next begins (a melody whose notes overlap, as a Migu sentence's tones may, would
+    /// otherwise read back as its highest voice only; of notes starting together the last is kept).
+    public static func writtenNotes(_ melody: ReferenceMelody) -> [MelodyNote] {
+        let playable = melody.notes.enumerated().filter { $0.element.cents != nil && $0.element.durationMs > 0 }
+            .sorted { ($0.element.startMs, $0.offset) < ($1.element.startMs, $1.offset) }.map(\.element)
+        var out: [MelodyNote] = []
+        for (k, n) in playable.enumerated() {
+            var note = n
+            if k + 1 < playable.count { note.durationMs = min(note.durationMs, playable[k + 1].startMs - note.startMs) }
+            if note.durationMs > 0 { out.append(note) }
+        }
         return out
     }
 

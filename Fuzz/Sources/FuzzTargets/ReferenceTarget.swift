@@ -35,7 +35,7 @@ public enum ReferenceTarget {
         } catch {
             return "the UltraStar ktv wrote does not read back: \(error)"
         }
-        let playable = melody.notes.filter { $0.cents != nil && $0.durationMs > 0 }.count
+        let playable = MIDIFile.writtenNotes(melody).count
         do {
             let back = try ReferenceReader.parse(MIDIFile.write(melody), path: "w.mid")
             if back.notes.count != playable { return "MIDI written with \(playable) notes reads back \(back.notes.count)" }
