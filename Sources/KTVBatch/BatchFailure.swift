@@ -24,6 +24,8 @@ public struct BatchFailure: Error, Sendable, Equatable {
         case io
         /// Anything else while scoring.
         case scoring
+        /// Scoring the take ended the worker process twice (a trap, a signal, the OOM killer).
+        case crash
 
         public static func < (a: Reason, b: Reason) -> Bool { a.rawValue < b.rawValue }
     }

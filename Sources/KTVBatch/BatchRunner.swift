@@ -44,6 +44,8 @@ public struct BatchConfiguration: Sendable {
         return c
     }()
     public var reference = ReferenceOptions()
+    /// Where the workers run: in this process, or as child processes a crash cannot take down.
+    public var isolation = WorkerIsolation.inProcess
 
     public init() {}
 
@@ -53,6 +55,11 @@ public struct BatchConfiguration: Sendable {
             try Spec.referenceCacheSize.check(referenceCacheSize)
         } catch { throw BatchError(error) }
         do { _ = try tracker.validated() } catch { throw .invalidParameter(name: "tracker", value: "\(error)", allowed: "a valid pitch configuration") }
+        // The defaults a row takes are checked here, once, as settings (a row's own values are its own).
+        do {
+            if let l = defaults.latencyMs { try ScoreConfiguration.Spec.latencyMs.check(l) }
+            if let p = defaults.pitchIntervalMs { try TakeReader.Spec.pitchIntervalMs.check(p) }
+        } catch { throw BatchError(error) }
         return self
     }
 }
@@ -113,23 +120,29 @@ public enum BatchRunner {
             state.finish(row: row, outcome: .failure(BatchFailure(reason: .row, message: "\(manifest.name): line \(row.line): id \(quoted(row.id ?? "")) repeats line \(first)'s; ids must be unique")), elapsedMs: 0)
         }
         state.queue = todo
-        let cache = ReferenceCache(options: configuration.reference, capacity: configuration.referenceCacheSize)
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<min(configuration.jobs, todo.count) {
-                group.addTask {
-                    let worker = BatchWorker(manifest: manifest, configuration: configuration, cache: cache)
-                    while let row = state.next() {
-                        let start = DispatchTime.now().uptimeNanoseconds
-                        let outcome = worker.score(row)
-                        state.finish(row: row, outcome: outcome, elapsedMs: Int((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000))
+        let jobs = min(configuration.jobs, todo.count)
+        switch configuration.isolation {
+        case .inProcess:
+            let cache = ReferenceCache(options: configuration.reference, capacity: configuration.referenceCacheSize)
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<jobs {
+                    group.addTask {
+                        let worker = BatchWorker(manifest: manifest, configuration: configuration, cache: cache)
+                        while let row = state.next() {
+                            let start = DispatchTime.now().uptimeNanoseconds
+                            let outcome = worker.score(row)
+                            state.finish(row: row, outcome: outcome, elapsedMs: Int((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000))
+                        }
                     }
                 }
             }
+            summary.referencesRead = cache.loads
+        case let .childProcesses(launcher):
+            await runChildren(launcher, manifest: manifest, jobs: jobs, state: state)
         }
         results.sync()
         if let error = state.writeError { throw .io(error) }
         state.fill(&summary)
-        summary.referencesRead = cache.loads
         return summary
     }
 }
@@ -149,6 +162,8 @@ final class RunState: @unchecked Sendable {
     private let progress: @Sendable (BatchProgress) -> Void
     private let started = DispatchTime.now().uptimeNanoseconds
     private let lock = NSLock()
+    /// Child workers: how many died and were replaced, their peaks and references read, summed.
+    private var restarts = 0, workerPeakBytes = 0, workerReferences = 0
 
     init(total: Int, failFast: Bool, results: ResultsLog, progress: @escaping @Sendable (BatchProgress) -> Void) {
         self.total = total
@@ -197,9 +212,25 @@ final class RunState: @unchecked Sendable {
         progress(BatchProgress(done: done, total: total, failed: failed, elapsedS: elapsedS))
     }
 
+    func countRestart() {
+        lock.lock()
+        defer { lock.unlock() }
+        restarts += 1
+    }
+
+    /// A child worker that is done (finished or dead): what it reported.
+    func addWorker(_ worker: ChildWorker) {
+        lock.lock()
+        defer { lock.unlock() }
+        workerPeakBytes += worker.peakBytes
+        workerReferences += worker.referencesRead
+    }
+
     func fill(_ summary: inout BatchSummary) {
         lock.lock()
         defer { lock.unlock() }
+        summary.workerRestarts = restarts
+        summary.referencesRead += workerReferences
         summary.scored = scored
         summary.failed = failed
         summary.notRun = total - done
@@ -207,7 +238,9 @@ final class RunState: @unchecked Sendable {
         summary.failuresByReason = failures
         summary.scores = scores.mapValues { ScoreDistribution($0) }
         summary.wallS = elapsedS
-        summary.peakMemoryMB = ProcessMemory.peakResidentBytes().map { Double($0) / 1_048_576 }
+        // With child workers: this process's peak plus each worker's (an upper bound on the batch's
+        // peak, since the workers' peaks need not coincide).
+        summary.peakMemoryMB = ProcessMemory.peakResidentBytes().map { Double($0 + workerPeakBytes) / 1_048_576 }
     }
 }
 

@@ -42,6 +42,8 @@ public struct BatchSummary: Sendable, Equatable {
     public var jobs: Int
     /// This process's peak resident memory at the end of the run, MB (Linux; nil elsewhere).
     public var peakMemoryMB: Double?
+    /// Child workers that died and were replaced.
+    public var workerRestarts = 0
 
     init(manifestRows: Int, shard: BatchShard?, jobs: Int) {
         self.manifestRows = manifestRows
@@ -72,6 +74,7 @@ public struct BatchSummary: Sendable, Equatable {
             ("takes_per_minute", r(takesPerMinute)),
             ("jobs", .int(jobs)),
             ("peak_memory_mb", peakMemoryMB.map { r($0) } ?? .null),
+            ("worker_restarts", .int(workerRestarts)),
         ])
     }
 
@@ -82,7 +85,8 @@ public struct BatchSummary: Sendable, Equatable {
         out += " of \(inShard) rows"
         if let shard { out += " in shard \(shard) (\(manifestRows) in the manifest)" }
         out += String(format: " in %.1f s: %.0f takes/min with %d jobs", wallS, takesPerMinute, jobs)
-        out += peakMemoryMB.map { String(format: ", peak memory %.0f MB\n", $0) } ?? "\n"
+        out += peakMemoryMB.map { String(format: ", peak memory %.0f MB", $0) } ?? ""
+        out += workerRestarts > 0 ? ", \(workerRestarts) worker(s) restarted after a crash\n" : "\n"
         for (name, d) in scores.sorted(by: { $0.key < $1.key }) {
             out += "  \(name) scores: " + String(format: "mean %.1f, p10 %.1f, median %.1f, p90 %.1f (min %.1f, max %.1f, n=%d)\n",
                                                    d.mean, d.p10, d.p50, d.p90, d.min, d.max, d.count)

@@ -8,11 +8,12 @@ import KTVCore
 /// never half a line. A line can still be torn by the machine going down or a full disk; continuing
 /// (`resume: true`) finds such a last line (no newline at its end), cuts it off and says so. Lines
 /// from before that are read one at a time (the file is never in memory whole), and the ids with
-/// `"status": "ok"` are the takes not to score again.
+/// `"status": "ok"` are the takes not to score again; so are those written as `reason: crash` (a take
+/// that ended two workers would end a third) unless `retryCrashed`.
 public final class ResultsLog: @unchecked Sendable {
     /// What messages call the file.
     public let name: String
-    /// Ids already scored with `status: ok` (continuing only).
+    /// Ids not to score again (continuing only): scored with `status: ok`, or crashed (unless retried).
     public private(set) var completedIds: Set<String> = []
     /// What continuing the file found and did (a torn line dropped, a line that is not JSON).
     public private(set) var warnings: [String] = []
@@ -24,7 +25,7 @@ public final class ResultsLog: @unchecked Sendable {
     /// Standard output (`path` nil or `-`), or a file: created when missing; when it holds lines
     /// already, continued with `resume`, else refused (`.resultsExist`), so an earlier run's
     /// results are never overwritten or mixed in by accident.
-    public init(path: String?, resume: Bool) throws(BatchError) {
+    public init(path: String?, resume: Bool, retryCrashed: Bool = false) throws(BatchError) {
         guard let path, path != "-" else {
             if resume { throw .invalidParameter(name: "resume", value: "standard output", allowed: "a results file to continue") }
             name = "<stdout>"
@@ -40,7 +41,7 @@ public final class ResultsLog: @unchecked Sendable {
         let isRegular = (st.st_mode & S_IFMT) == S_IFREG
         if isRegular && st.st_size > 0 {
             guard resume else { close(fd); throw .resultsExist(path: path, bytes: Int(st.st_size)) }
-            do { (completedIds, warnings) = try Self.scanAndRepair(fd: fd, name: path) } catch { close(fd); throw error }
+            do { (completedIds, warnings) = try Self.scanAndRepair(fd: fd, name: path, retryCrashed: retryCrashed) } catch { close(fd); throw error }
         } else if resume && !isRegular {
             close(fd)
             throw .badResults(path: path, detail: "not a regular file; only a results file can be continued")
@@ -65,7 +66,7 @@ public final class ResultsLog: @unchecked Sendable {
     public func sync() { if ownsDescriptor { fsync(fd) } }
 
     /// Reads every complete line for the ids already done and cuts off a torn last line.
-    private static func scanAndRepair(fd: Int32, name: String) throws(BatchError) -> (Set<String>, [String]) {
+    private static func scanAndRepair(fd: Int32, name: String, retryCrashed: Bool) throws(BatchError) -> (Set<String>, [String]) {
         var completedIds: Set<String> = [], warnings: [String] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var pending: [UInt8] = []
@@ -83,7 +84,7 @@ public final class ResultsLog: @unchecked Sendable {
             for k in 0..<n where chunk[k] == UInt8(ascii: "\n") {
                 pending.append(contentsOf: chunk[start..<k])
                 line += 1
-                take(line: pending, number: line, name: name, ids: &completedIds, warnings: &warnings)
+                take(line: pending, number: line, name: name, retryCrashed: retryCrashed, ids: &completedIds, warnings: &warnings)
                 pending.removeAll(keepingCapacity: true)
                 start = k + 1
                 lastLineEnd = offset + k + 1
@@ -100,12 +101,14 @@ public final class ResultsLog: @unchecked Sendable {
         return (completedIds, warnings)
     }
 
-    private static func take(line bytes: [UInt8], number: Int, name: String, ids completedIds: inout Set<String>, warnings: inout [String]) {
+    private static func take(line bytes: [UInt8], number: Int, name: String, retryCrashed: Bool,
+                             ids completedIds: inout Set<String>, warnings: inout [String]) {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { return }
         guard let value = try? JSONReader.parse(bytes), case .object = value else {
             warnings.append("\(name): line \(number) is not a JSON object; ignored (its take, if any, is scored again)")
             return
         }
-        if value["status"]?.string == "ok", let id = value["id"]?.string { completedIds.insert(id) }
+        let done = value["status"]?.string == "ok" || (!retryCrashed && value["reason"]?.string == BatchFailure.Reason.crash.rawValue)
+        if done, let id = value["id"]?.string { completedIds.insert(id) }
     }
 }

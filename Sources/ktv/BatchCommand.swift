@@ -15,7 +15,8 @@ struct BatchCommand: AsyncParsableCommand {
         replaces the flag's). Relative paths are taken from the manifest's folder (the current folder for standard input).
         An unknown column is an error. Each take gives one JSON line: {"id", "line", "status": "ok", "result": <ktv score
         JSON>} or {"id", "line", "status": "error", "reason", "error"}. Exit 1 when any take failed.
-        Each worker tracks audio with one thread unless --threads says otherwise.
+        Each worker is a child process tracking audio with one thread unless --threads says otherwise: a take that crashes
+        its worker is retried once on a fresh one, then written with reason crash, and the batch goes on.
         """)
 
     @Argument(help: "The manifest: CSV (header row) or JSON Lines; - for standard input.")
@@ -30,8 +31,16 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(BatchConfiguration.Spec.referenceCacheSize.help))
     var referenceCacheSize = BatchConfiguration.Spec.referenceCacheSize.defaultValue
 
-    @Flag(help: "Continue the results file: skip ids it holds with status ok, drop a line an earlier crash cut off, append.")
+    @Flag(help: "Continue the results file: skip ids it holds with status ok (or reason crash), drop a line an earlier crash cut off, append.")
     var resume = false
+
+    @Flag(help: "With --resume: score again the rows written as reason crash (they ended two workers each).")
+    var retryCrashed = false
+
+    /// The worker mode: rows on standard input, results on standard output (`WorkerServer`). Each
+    /// worker of a batch is this program started with the batch's own arguments and this flag.
+    @Flag(help: .hidden)
+    var worker = false
 
     @Option(help: "Only shard K of N (K/N): the rows whose id's FNV-1a 64-bit hash mod N is K-1 (see the README).")
     var shard: String?
@@ -64,6 +73,22 @@ struct BatchCommand: AsyncParsableCommand {
     func validate() throws {
         _ = try configuration()
         if resume && output == "-" { throw ValidationError("--resume continues a results file; give it with -o") }
+        if retryCrashed && !resume { throw ValidationError("--retry-crashed goes with --resume") }
+        if !worker, output != "-", manifest != "-", sameFile(output, manifest) {
+            throw ValidationError("-o \(output) is the manifest itself; write the results to another file")
+        }
+    }
+
+    /// Whether two paths name one file (same device and inode), links followed.
+    func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
+    /// Each worker: this program again, with the batch's arguments and `--worker`.
+    func launcher() -> WorkerLauncher {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return WorkerLauncher(executable: own, arguments: Array(CommandLine.arguments.dropFirst()) + ["--worker"])
     }
 
     func configuration() throws -> BatchConfiguration {
@@ -87,11 +112,16 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let config = try configuration()
+        var config = try configuration()
+        if worker {
+            do { try WorkerServer.serve(configuration: config) } catch { throw batchFailure(error) }
+            return
+        }
+        config.isolation = .childProcesses(launcher())
         let parsed: Manifest
         do { parsed = try Manifest.read(path: manifest) } catch { throw batchFailure(error) }
         let results: ResultsLog
-        do { results = try ResultsLog(path: output, resume: resume) } catch { throw batchFailure(error) }
+        do { results = try ResultsLog(path: output, resume: resume, retryCrashed: retryCrashed) } catch { throw batchFailure(error) }
         for w in results.warnings { printError("ktv: warning: \(w)") }
         let display = ProgressDisplay(mode: progress)
         let done: BatchSummary

@@ -1,5 +1,5 @@
 import Foundation
-import KTVBatch
+@testable import KTVBatch
 import KTVCore
 import KTVScore
 import Testing
@@ -155,6 +155,26 @@ final class BatchScratch {
             == "{\"id\":\"a\",\"status\":\"ok\"}\n{\"id\":\"b\",\"status\":\"error\"}\nnot json\n{\"id\":\"c\",\"status\":\"ok\"}\n")
         #expect(throws: BatchError.resultsExist(path: path, bytes: 87)) { _ = try ResultsLog(path: path, resume: false) }
         #expect(throws: BatchError.self) { _ = try ResultsLog(path: "-", resume: true) }
+    }
+
+    /// A row written as `reason: crash` ended two workers: resuming does not give it a third unless asked.
+    @Test func crashedRowsAreDoneUnlessRetried() throws {
+        let s = try BatchScratch()
+        let path = try s.write("results.jsonl", "{\"id\":\"a\",\"status\":\"ok\"}\n{\"id\":\"b\",\"status\":\"error\",\"reason\":\"crash\"}\n"
+                               + "{\"id\":\"c\",\"status\":\"error\",\"reason\":\"take\"}\n")
+        #expect(try ResultsLog(path: path, resume: true).completedIds == ["a", "b"])
+        #expect(try ResultsLog(path: path, resume: true, retryCrashed: true).completedIds == ["a"])
+    }
+
+    /// Rows travel to a worker process and back as JSON lines, every column kept.
+    @Test func aRowSurvivesTheWorkerMessage() throws {
+        var values: [ManifestColumn: String] = [:]
+        for (k, c) in ManifestColumn.allCases.enumerated() { values[c] = "v\(k) \"quoted\" ✓" }
+        let row = ManifestRow(line: 42, values: values)
+        let text = row.message.serialized(pretty: false)
+        #expect(!text.contains("\n"))
+        #expect(ManifestRow(message: try JSONReader.parse(Array(text.utf8))) == row)
+        #expect(ManifestRow(message: try JSONReader.parse(Array("{\"line\":1,\"values\":{\"nope\":\"x\"}}".utf8))) == nil)
     }
 
     @Test func failFastStopsStartingTakes() async throws {
