@@ -244,8 +244,10 @@ func benchSplit(_ args: [String]) {
                  copies * Int(minutes), run.seconds, run.status, run.peakMB, run.peakMB < 200 ? "PASS" : "FAIL"))
 }
 
-/// Runs a command and reports its own peak resident memory: VmHWM from /proc/PID/status, sampled
-/// every 10 ms. (wait4's ru_maxrss would also count the forked parent's pages from before exec.)
+/// Runs a command and reports its peak resident memory: VmHWM from /proc/PID/status, sampled every
+/// 10 ms, plus each child process's own peak (`ktv batch`'s workers), summed: an upper bound on the
+/// whole tree's, since the peaks need not coincide. (wait4's ru_maxrss would also count the forked
+/// parent's pages from before exec, and gives the largest child, not the sum.)
 func spawnMeasured(_ executable: String, _ arguments: [String], quiet: Bool = false) -> (seconds: Double, status: Int32, peakMB: Double) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
@@ -255,12 +257,20 @@ func spawnMeasured(_ executable: String, _ arguments: [String], quiet: Bool = fa
     let start = now()
     do { try p.run() } catch { fail("cannot run \(executable): \(error)") }
     var peakKB = 0.0
+    var childPeakKB: [Int32: Double] = [:]
     while p.isRunning {
-        if let bytes = ProcessMemory.peakResidentBytes(pid: p.processIdentifier) { peakKB = max(peakKB, Double(bytes) / 1024) }
+        let pid = p.processIdentifier
+        if let bytes = ProcessMemory.peakResidentBytes(pid: pid) { peakKB = max(peakKB, Double(bytes) / 1024) }
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
+            let listed = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            for child in listed.split(separator: " ").compactMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+                if let bytes = ProcessMemory.peakResidentBytes(pid: child) { childPeakKB[child] = max(childPeakKB[child] ?? 0, Double(bytes) / 1024) }
+            }
+        }
         usleep(10_000)
     }
     p.waitUntilExit()
-    return (now() - start, p.terminationStatus, peakKB / 1024)
+    return (now() - start, p.terminationStatus, (peakKB + childPeakKB.values.reduce(0, +)) / 1024)
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
