@@ -96,8 +96,12 @@ public struct ReferenceMelody: Sendable, Equatable {
                 throw bad("\(name) belongs to line \(n.line + 1), but the melody has \(lines.count) line(s)")
             }
         }
-        if !notes.isEmpty, !notes.contains(where: { $0.cents != nil && $0.durationMs > 0 }) {
-            throw bad("no pitched note lasts longer than 0 ms; a reference melody needs notes to sing")
+        // Something to judge: a note of some length, on a pitch or (rap) on its timing.
+        let judgeable = notes.contains { n in
+            n.durationMs > 0 && n.kind != .freestyle && (n.cents != nil || n.kind == .rap || n.kind == .goldenRap)
+        }
+        if !notes.isEmpty, !judgeable {
+            throw bad("no note to sing lasts longer than 0 ms (every note is unpitched, freestyle or of no length)")
         }
         for (i, l) in lines.enumerated() {
             if let p = SongBounds.timeProblem(ms: l.startMs) { throw bad("line \(i + 1): start \(p)") }

@@ -35,7 +35,13 @@ struct ScoreNotesCommand: ParsableCommand {
             switch format {
             case .json: bytes = NotesJSON.write(melody)
             case .ultrastar: bytes = UltraStarFile.write(melody, title: title, artist: "")
-            case .midi: bytes = MIDIFile.write(melody, title: title)
+            case .midi:
+                // MIDI holds pitched notes only: a melody of rap or unpitched notes would be an empty file.
+                guard !MIDIFile.writtenNotes(melody).isEmpty else {
+                    throw ScoreError.badReference(path: reference.reference ?? source ?? reference.name, line: nil,
+                                                  detail: "no pitched note of some length, so a MIDI file of it would hold no note; write json or ultrastar")
+                }
+                bytes = MIDIFile.write(melody, title: title)
             }
         } catch { throw scoreFailure(error) }
         try emit(bytes, to: output)

@@ -178,7 +178,11 @@ import Testing
             }
         }
         let zero = try s.write("zero.json", "[{\"start_ms\": 1000, \"duration_ms\": 0, \"midi\": 60}]")
-        try expectRefused(["score", "notes", zero, "--format", "midi"], naming: ["zero.json", "no pitched note lasts longer than 0 ms"])
+        try expectRefused(["score", "notes", zero, "--format", "midi"], naming: ["zero.json", "no note to sing lasts longer than 0 ms"])
+        // A rap-only song (UltraStar judges rap on timing) is a reference, but MIDI cannot hold it.
+        let rap = try s.write("rap.txt", "#TITLE:r\n#BPM:300\n#GAP:0\nR 0 4 0 yo\nR 4 4 0 yo\nE\n")
+        #expect(try ktv(["score", "notes", rap, "--format", "ultrastar"]).status == 0)
+        try expectRefused(["score", "notes", rap, "--format", "midi"], naming: ["rap.txt", "a MIDI file of it would hold no note"])
         _ = take
     }
 
