@@ -73,7 +73,10 @@ public struct AgoraRules: ScoringRules {
         let replay = try self.replay(take, against: reference)
         let scores = replay.referenceLineScores
         var lines = reference.lines.enumerated().map { i, l in
-            LineScore(index: i, startMs: l.startMs, endMs: l.endMs, text: l.text, score: Double(scores[i] ?? 0), notes: [])
+            var line = LineScore(index: i, startMs: l.startMs, endMs: l.endMs, text: l.text, score: Double(scores[i] ?? 0), notes: [])
+            // Agora scores it from the silence after the take: counted in its sum, but not judged.
+            line.outsideRecording = l.endMs < take.coveredMs.lowerBound || l.startMs > take.coveredMs.upperBound
+            return line
         }
         for (k, n) in replay.notes.enumerated() {
             var ns = NoteScore(note: n, targetCents: n.cents, coverage: replay.landed[k] > 0 ? Double(replay.voiced[k]) / Double(replay.landed[k]) : 0,

@@ -173,6 +173,7 @@ public struct KTVRules: ScoringRules {
 
         var lines: [LineScore] = reference.lines.enumerated().map { LineScore(index: $0, startMs: $1.startMs, endMs: $1.endMs, text: $1.text, score: nil, notes: []) }
         var totalWeight = 0.0, totalScore = 0.0, coveredWeight = 0.0, allWeight = 0.0
+        var lost = PointsLost()   // the notes' share, weighted sums until divided below
         var lineWeights = [Double](repeating: 0, count: lines.count), lineSums = [Double](repeating: 0, count: lines.count)
         var previous: MelodyNote?
         for n in reference.notes {
@@ -191,6 +192,11 @@ public struct KTVRules: ScoringRules {
                     if inside { coveredWeight += weight }
                     totalWeight += weight
                     totalScore += weight * (ns.score ?? 0)
+                    // Coverage first, then pitch, then timing: 100·C·P·T split so the parts add up.
+                    let cc = inside ? ns.coverageCredit ?? 0 : 0, pc = ns.pitchCredit ?? 0, tc = ns.timingCredit ?? 0
+                    lost.coverage += weight * 100 * (1 - cc)
+                    lost.pitch += weight * 100 * cc * (1 - pc)
+                    lost.timing += weight * 100 * cc * pc * (1 - tc)
                     if lines.indices.contains(n.line) {
                         lineWeights[n.line] += weight
                         lineSums[n.line] += weight * (ns.score ?? 0)
@@ -204,11 +210,23 @@ public struct KTVRules: ScoringRules {
         // Free timing: a singer whose notes keep their proportions sings in a steady tempo, however
         // slow or fast; one who rushes some notes and drags others does not (see `tempoStability`).
         let stability = take.warp.map { Self.tempoStability(lines.flatMap(\.notes), warp: $0, c) }
-        let score = noteMean * (1 - c.keyWeight + c.keyWeight * keyCredit) * movementCredit(lines.flatMap(\.notes))
-            * (1 - c.tempoStabilityWeight + c.tempoStabilityWeight * (stability ?? 1))
+        let keyFactor = 1 - c.keyWeight + c.keyWeight * keyCredit, movement = movementCredit(lines.flatMap(\.notes))
+        let tempoFactor = 1 - c.tempoStabilityWeight + c.tempoStabilityWeight * (stability ?? 1)
+        let score = noteMean * keyFactor * movement * tempoFactor
+        if totalWeight > 0 {
+            lost.coverage /= totalWeight
+            lost.pitch /= totalWeight
+            lost.timing /= totalWeight
+        } else {
+            lost.coverage = 100   // no note judged: nothing was sung where the song is
+        }
+        lost.key = noteMean * (1 - keyFactor)
+        lost.movement = noteMean * keyFactor * (1 - movement)
+        lost.tempoStability = noteMean * keyFactor * movement * (1 - tempoFactor)
         var card = ScoreCard(rules: name, score: score, maxScore: 100, lines: lines, latencyMs: take.latencyMs,
                              keyShiftCents: shift, judgedShare: allWeight > 0 ? coveredWeight / allWeight : 0)
         card.tempoStability = stability
+        card.pointsLost = lost
         card.describe(take, reference: reference, frames: frames)
         return card
     }
@@ -244,6 +262,7 @@ public struct KTVRules: ScoringRules {
         }
         ns.coverage = total > 0 ? Double(voiced) / Double(total) : 0
         ns.onsetMs = onset
+        ns.coverageCredit = min(1, ns.coverage / c.fullCoverage)
         errs.sort()
         // The median first, then its whole octaves (folding each frame first would centre the
         // median of frames sung at random on the target).
@@ -262,6 +281,8 @@ public struct KTVRules: ScoringRules {
             ns.durationRatio = ratio
             timingCredit = ramp(abs(log2(ratio)), full: Self.rhythmFullLog2, zero: Self.rhythmZeroLog2)
         }
+        ns.pitchCredit = pitchCredit
+        ns.timingCredit = 1 - c.timingWeight + c.timingWeight * timingCredit
         return 100 * coverageCredit * pitchCredit * (1 - c.timingWeight + c.timingWeight * timingCredit)
     }
 

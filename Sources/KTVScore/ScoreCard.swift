@@ -19,6 +19,9 @@ public struct NoteScore: Sendable, Equatable {
     public var score: Double?
     /// Free timing: the note's sung duration over its written one at the singer's tempo (1 = in time).
     public var durationRatio: Double?
+    /// Under the ktv rules, the note's score as 100 × coverage × pitch × timing credit, each 0…1
+    /// (nil when the note was not judged); what `ScoreCard.pointsLost` splits the points by.
+    public var coverageCredit: Double?, pitchCredit: Double?, timingCredit: Double?
 
     public init(note: MelodyNote, targetCents: Double? = nil, medianErrorCents: Double? = nil, coverage: Double = 0,
                 onsetMs: Double? = nil, score: Double? = nil) {
@@ -40,6 +43,11 @@ public struct LineScore: Sendable, Equatable {
     /// On the rules' line scale (0…100 for ktv and Agora); nil when the line is not judged.
     public var score: Double?
     public var notes: [NoteScore]
+    /// Whether the take was judged on this line. Agora scores every line of the song, those after
+    /// the recording ended too (0, from the silence it feeds); such a line is not judged here.
+    public var judged: Bool { score != nil && !outsideRecording }
+    /// The line lies wholly outside the recording (Agora still gives it a score).
+    public var outsideRecording = false
 
     public init(index: Int, startMs: Int, endMs: Int, text: String, score: Double?, notes: [NoteScore]) {
         self.index = index
@@ -83,6 +91,8 @@ public struct ScoreCard: Sendable, Equatable {
     public var missingNotes: [(line: Int, note: Int)] = []
     /// Stretches sung (100 ms or more) where the reference has no note.
     public var extraNotes = 0
+    /// Under the ktv rules: where the points went (100 − their sum is the score).
+    public var pointsLost: PointsLost?
 
     public init(rules: String, score: Double, maxScore: Double, lines: [LineScore], latencyMs: Double = 0,
                 keyShiftCents: Double = 0, judgedShare: Double = 1) {
@@ -93,6 +103,19 @@ public struct ScoreCard: Sendable, Equatable {
         self.latencyMs = latencyMs
         self.keyShiftCents = keyShiftCents
         self.judgedShare = judgedShare
+    }
+
+    /// The score on 0…100 whatever the rule set: the ktv score; Agora's mean line score over the
+    /// lines judged (its total is a sum over every line, so a shorter recording scores less); UltraStar's
+    /// points / 100.
+    public var score100: Double {
+        switch rules {
+        case "agora":
+            let judged = lines.filter(\.judged).compactMap(\.score)
+            return Stats.mean(judged) ?? 0
+        default:
+            return maxScore > 0 ? score / maxScore * 100 : 0
+        }
     }
 
     /// Notes with a pitch error, over all lines.
@@ -140,5 +163,23 @@ extension ScoreCard {
             last = ms
         }
         close()
+    }
+}
+
+/// Where a ktv score's points went: 100 − (pitch + coverage + timing + key + movement +
+/// tempoStability) = the score. The notes' share first: each judged note's 100 × C × P × T is split
+/// in order, coverage 100·(1 − C), then pitch 100·C·(1 − P), then timing 100·C·P·(1 − T), weighted
+/// as the notes are; then the factors on the whole, in order: key, movement, tempo stability, each
+/// taking its share of what was left.
+public struct PointsLost: Sendable, Equatable {
+    public var pitch = 0.0, coverage = 0.0, timing = 0.0, key = 0.0, movement = 0.0, tempoStability = 0.0
+
+    public init() {}
+
+    public var total: Double { pitch + coverage + timing + key + movement + tempoStability }
+
+    /// In the order the text prints them, with their JSON names.
+    public var terms: [(name: String, points: Double)] {
+        [("pitch", pitch), ("coverage", coverage), ("timing", timing), ("key", key), ("movement", movement), ("tempo_stability", tempoStability)]
     }
 }

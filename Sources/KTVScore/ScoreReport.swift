@@ -13,6 +13,8 @@ public enum ScoreReport {
             ("rules", .string(card.rules)),
             ("score", number(card.score, 100)),
             ("max_score", number(card.maxScore)),
+            ("score_100", number(card.score100, 100)),
+            ("breakdown", breakdown(card)),
             ("latency_ms", number(card.latencyMs)),
             ("key_shift_cents", number(card.keyShiftCents)),
             ("judged_share", number(card.judgedShare, 1000)),
@@ -23,7 +25,7 @@ public enum ScoreReport {
                 ("tempo_stability", card.tempoStability.map { number($0, 1000) } ?? .null),
             ]) } ?? .null),
             ("missing_notes", .array(card.missingNotes.map { m in
-                .object([("line", .int(m.line)), ("note", .int(m.note)), ("start_ms", .int(card.lines[m.line].notes[m.note].note.startMs)),
+                .object([("line", .int(m.line + 1)), ("note", .int(m.note + 1)), ("start_ms", .int(card.lines[m.line].notes[m.note].note.startMs)),
                          ("word", .string(card.lines[m.line].notes[m.note].note.word))])
             })),
             ("extra_notes", .int(card.extraNotes)),
@@ -37,21 +39,30 @@ public enum ScoreReport {
                 ("share_within_50_cents", number(card.shareWithin50Cents, 1000)),
                 ("mean_onset_ms", number(card.meanOnsetMs)),
             ])),
-            ("lines", .array(card.lines.map { l in
-                .object([
-                    ("index", .int(l.index)), ("start_ms", .int(l.startMs)), ("end_ms", .int(l.endMs)), ("text", .string(l.text)),
-                    ("score", number(l.score)),
-                    ("notes", .array(l.notes.map { n in
-                        .object([
-                            ("start_ms", .int(n.note.startMs)), ("duration_ms", .int(n.note.durationMs)), ("word", .string(n.note.word)),
-                            ("target_cents", number(n.targetCents)), ("median_error_cents", number(n.medianErrorCents)),
-                            ("octaves", .int(n.octaves)),
-                            ("coverage", number(n.coverage, 1000)), ("onset_ms", number(n.onsetMs)), ("duration_ratio", number(n.durationRatio, 100)),
-                            ("score", number(n.score)),
-                        ])
-                    })),
-                ])
-            })),
+            ("lines", .array(card.lines.map(line))),
+        ])
+    }
+
+    /// Points lost to each term (ktv rules), or null.
+    static func breakdown(_ card: ScoreCard) -> JSONValue {
+        guard let lost = card.pointsLost else { return .null }
+        return .object(lost.terms.map { ($0.name, number($0.points, 100)) })
+    }
+
+    /// One line of the card, lines and notes numbered from 1 as people count them.
+    static func line(_ l: LineScore) -> JSONValue {
+        let notes: [JSONValue] = l.notes.enumerated().map { k, n in
+            .object([
+                ("note", .int(k + 1)), ("start_ms", .int(n.note.startMs)), ("duration_ms", .int(n.note.durationMs)), ("word", .string(n.note.word)),
+                ("target_cents", number(n.targetCents)), ("median_error_cents", number(n.medianErrorCents)),
+                ("octaves", .int(n.octaves)),
+                ("coverage", number(n.coverage, 1000)), ("onset_ms", number(n.onsetMs)), ("duration_ratio", number(n.durationRatio, 100)),
+                ("score", number(n.score)),
+            ])
+        }
+        return .object([
+            ("line", .int(l.index + 1)), ("start_ms", .int(l.startMs)), ("end_ms", .int(l.endMs)), ("text", .string(l.text)),
+            ("score", number(l.score)), ("judged", .bool(l.judged)), ("notes", .array(notes)),
         ])
     }
 
@@ -61,7 +72,18 @@ public enum ScoreReport {
         var out = ""
         let scale = card.maxScore == 100 ? "/ 100" : "of \(Int(card.maxScore))"
         out += "\(take): \(String(format: "%.1f", card.score)) \(scale) (rules \(card.rules))\n"
-        let judged = card.lines.filter { $0.score != nil }
+        let judged = card.lines.filter(\.judged)
+        if card.rules == "agora" {
+            let outside = card.lines.count - judged.count
+            out += "  mean line score \(String(format: "%.1f", card.score100)) / 100 over the \(judged.count) line(s) judged"
+                + (outside > 0 ? "; Agora's total also sums the \(outside) line(s) outside the recording" : "") + "\n"
+        } else if card.maxScore != 100 {
+            out += "  on 0-100: \(String(format: "%.1f", card.score100))\n"
+        }
+        if let lost = card.pointsLost, lost.total >= 0.05 {
+            let parts = lost.terms.filter { $0.points >= 0.05 }.map { "\($0.name.replacingOccurrences(of: "_", with: " ")) \(String(format: "%.1f", $0.points))" }
+            out += "  points lost: " + parts.joined(separator: ", ") + "\n"
+        }
         if card.judgedShare < 0.999 {
             out += "  the recording covers \(Int((card.judgedShare * 100).rounded()))% of the song; \(card.lines.count - judged.count) line(s) outside it are not judged\n"
         }

@@ -141,3 +141,37 @@ struct SharedScoreCLITests {
         }
     }
 }
+
+/// What a card says, as people count and add (issue 20's "points that add up").
+@Suite struct ScoreReportNumberingCLITests {
+    @Test func linesAndNotesCountFromOneAndThePointsAddUp() throws {
+        let s = try Scratch()
+        let notes = (0..<8).map { "{\"start_ms\": \(500 + $0 * 400), \"duration_ms\": 300, \"midi\": \(60 + $0 % 3), \"line\": \($0 / 4)}" }
+        let reference = try s.write("ref.json", "{\"notes\": [" + notes.joined(separator: ",") + "], \"lines\": [{\"start_ms\": 500, \"end_ms\": 2000, \"text\": \"a\"}, {\"start_ms\": 2100, \"end_ms\": 3600, \"text\": \"b\"}]}")
+        // Sings the first line 70 cents flat, leaves the second line's last note out.
+        var rows = ["time_s,f0_hz"]
+        for k in 0..<400 {
+            let ms = k * 10, i = (ms - 500) / 400
+            let inNote = ms >= 500 && i < 7 && (ms - 500) % 400 < 300
+            rows.append(String(format: "%.2f,%.3f", Double(k) / 100, inNote ? 440 * pow(2, (Double(60 + i % 3) - (i < 4 ? 0.7 : 0) - 69) / 12) : 0))
+        }
+        let take = try s.write("take.csv", rows.joined(separator: "\n") + "\n")
+        let r = try ktv(["score", take, "--reference", reference, "--key-shift", "none", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        let lines = try #require(json["lines"] as? [[String: Any]])
+        #expect(lines.map { $0["line"] as? Int } == [1, 2])
+        #expect(lines[0]["index"] == nil)
+        #expect((lines[1]["notes"] as? [[String: Any]])?.map { $0["note"] as? Int } == [1, 2, 3, 4])
+        let missing = try #require(json["missing_notes"] as? [[String: Any]])
+        #expect(missing.count == 1 && missing[0]["line"] as? Int == 2 && missing[0]["note"] as? Int == 4, "\(missing)")
+        let score = try #require(json["score"] as? Double)
+        #expect(json["score_100"] as? Double == score)
+        let breakdown = try #require(json["breakdown"] as? [String: Double])
+        #expect(Set(breakdown.keys) == ["pitch", "coverage", "timing", "key", "movement", "tempo_stability"])
+        #expect(abs(100 - breakdown.values.reduce(0, +) - score) < 0.06, "\(breakdown) \(score)")
+        #expect(breakdown["coverage"] ?? 0 > 5 && breakdown["pitch"] ?? 0 > 5, "\(breakdown)")
+        let text = try ktv(["score", take, "--reference", reference, "--key-shift", "none"])
+        #expect(text.out.contains("points lost: pitch "), "\(text.out)")
+    }
+}

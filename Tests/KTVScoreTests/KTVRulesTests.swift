@@ -144,3 +144,66 @@ struct KTVRulesOnRecordedTakesTests {
         print("七里香 under the ktv rules: \(scores.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", ")), hum at 150 Hz \(String(format: "%.1f", hum.score))")
     }
 }
+
+/// Points that add up (issue 20): 100 − the points lost to each term is the score, on every kind of take.
+@Suite struct PointsLostTests {
+    let melody = generatedMelody()
+
+    func expectAddsUp(_ card: ScoreCard, _ what: String) throws {
+        let lost = try #require(card.pointsLost, "\(what): no breakdown")
+        #expect(abs(100 - lost.total - card.score) < 0.05, "\(what): 100 − \(lost.total) ≠ \(card.score)")
+        for t in lost.terms { #expect(t.points >= -1e-9, "\(what): \(t.name) \(t.points)") }
+    }
+
+    @Test func theBreakdownAddsUpAndNamesTheTermThatCost() throws {
+        let good = try ktvScore(melody, sungTake(melody))
+        try expectAddsUp(good, "good")
+        let flat = try ktvScore(melody, sungTake(melody, detuneCents: -70), rules: KTVRules(keyShift: .none))
+        try expectAddsUp(flat, "70 cents flat")
+        #expect(try #require(flat.pointsLost).pitch > 20)
+        let late = try ktvScore(melody, sungTake(melody, lateMs: 250))
+        try expectAddsUp(late, "250 ms late")
+        let lateTiming = try #require(late.pointsLost).timing, goodTiming = try #require(good.pointsLost).timing
+        #expect(lateTiming > goodTiming + 5)
+        // Half the song sung: the unsung notes cost coverage.
+        let half = sungTake(melody) { t, v, _ in t < 9000 ? v : nil }
+        let halfCard = try ktvScore(melody, half, rules: KTVRules(wholeSong: true))
+        try expectAddsUp(halfCard, "half sung, whole song")
+        #expect(try #require(halfCard.pointsLost).coverage > 30)
+        // A hum on the pitch of the most common note: a few notes land, and movement takes the rest.
+        let pitches = melody.notes.compactMap(\.cents)
+        let common = pitches.max { a, b in pitches.filter { $0 == a }.count < pitches.filter { $0 == b }.count } ?? 6600
+        let hum = try ktvScore(melody, sungTake(melody) { _, v, _ in v.map { _ in common } })
+        try expectAddsUp(hum, "hum")
+        #expect(try #require(hum.pointsLost).movement > 0, "hum \(hum.score): \(String(describing: hum.pointsLost))")
+        // Sung 300 cents sharp throughout: judged on intervals, the key costs.
+        let key = try ktvScore(melody, sungTake(melody, detuneCents: 300))
+        try expectAddsUp(key, "a minor third up")
+        #expect(try #require(key.pointsLost).key > 1)
+        // Nothing sung inside the song.
+        let silent = try ktvScore(melody, sungTake(melody) { _, _, _ in nil })
+        #expect(silent.score == 0 && silent.pointsLost?.coverage == 100)
+    }
+
+    @Test func freeTimingAddsUpToo() throws {
+        let take = sungTake(melody)
+        let sung = try FreeTimingAligner(reference: melody).align(take)
+        let card = try KTVRules().judge(sung, against: melody)
+        try expectAddsUp(card, "free timing")
+    }
+
+    @Test func everyRuleSetHasAScoreOn0To100() throws {
+        let take = try LatencyAligner(latencyMs: 0).align(sungTake(melody))
+        let ktv = try KTVRules().judge(take, against: melody)
+        #expect(ktv.score100 == ktv.score)
+        let ultrastar = try UltraStarRules().judge(take, against: melody)
+        #expect(abs(ultrastar.score100 - ultrastar.score / 100) < 1e-9)
+        // Agora sums every line; its 0-100 score is the mean over the lines the recording reaches.
+        let firstHalf = try LatencyAligner(latencyMs: 0).align(sungTake(melody) { t, v, _ in t < 9000 ? v : nil }[0..<900])
+        let agora = try AgoraRules().judge(firstHalf, against: melody)
+        let judged = agora.lines.filter(\.judged)
+        #expect(judged.count < agora.lines.count && !judged.isEmpty)
+        #expect(abs(agora.score100 - judged.compactMap(\.score).reduce(0, +) / Double(judged.count)) < 1e-9)
+        #expect(agora.score100 > agora.score / Double(agora.lines.count))
+    }
+}
