@@ -190,7 +190,8 @@ public enum ReferenceReader {
 
     /// ktv's notes JSON: the file's lines when its notes name them, else lines placed as for any notes.
     static func notesJSON(_ c: inout NotesJSON.Contents, path: String, lyrics: Lyrics?) throws(ScoreError) -> ReferenceMelody {
-        guard c.notes.contains(where: { $0.cents != nil }) else {
+        // Rap notes carry no pitch and are judged on timing (UltraStar writes them so).
+        guard c.notes.contains(where: { $0.cents != nil || $0.kind == .rap || $0.kind == .goldenRap }) else {
             throw .badReference(path: path, line: nil, detail: "no note has a pitch (`midi`); a reference melody needs pitched notes")
         }
         var notes: [MelodyNote] = []
