@@ -321,6 +321,9 @@ struct BatchWorker {
                 throw BatchFailure(reason: .missing, message: "\(manifest.name): line \(row.line): \(column.rawValue): \(resolved): no such file")
             }
         }
+        if let accompaniment = row[.accompaniment], (try? Scorer.isAudio(path: manifest.resolve(take))) == false {
+            throw bad(.accompaniment, "\(quoted(accompaniment)) goes with an audio take, and \(take) is a pitch track: it has no accompaniment bleed to cancel")
+        }
         let request = TakeRequest(take: manifest.resolve(take), accompaniment: row[.accompaniment].map(manifest.resolve),
                                   pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: latencyMs,
                                   progressLog: row[.progressLog].map(manifest.resolve), device: row[.device], rules: rules, keyShift: options.keyShift)

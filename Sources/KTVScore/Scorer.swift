@@ -87,15 +87,24 @@ public final class Scorer {
 
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
     public func take(path: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
-        // Binary bytes that are no audio container ktv knows go to the audio reader too: its error
-        // says what the file looks like, where a pitch-track reader could only say "not text".
-        let prefix = try FileIO.readPrefix(path, count: 64)
-        let binary = prefix.contains { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) || $0 == 0x7F }
-        if binary || FormatSniffer.isAudio(prefix: prefix) {
+        if try Self.isAudio(path: path) {
             let track = try tracker().track(path: path, channel: .mix, accompaniment: accompaniment)
             return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations, path: path)
         }
+        if let accompaniment {
+            throw ScoreError.invalidParameter(name: "accompaniment", value: accompaniment,
+                                              allowed: "an audio take; \(path) is a pitch track, with no accompaniment bleed to cancel")
+        }
         return Take(contour: try TakeReader.read(path: path, pitchIntervalMs: pitchIntervalMs), measuredLatencyMs: nil, truncations: [], path: path)
+    }
+
+    /// Whether `path` is read as audio (tracked) rather than as a pitch track: a known audio
+    /// container, or binary bytes (whose audio reader's error says what the file looks like, where
+    /// a pitch-track reader could only say "not text").
+    public static func isAudio(path: String) throws -> Bool {
+        let prefix = try FileIO.readPrefix(path, count: 64)
+        let binary = prefix.contains { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) || $0 == 0x7F }
+        return binary || FormatSniffer.isAudio(prefix: prefix)
     }
 
     /// A reference melody from a file, or sung in a recording (`audio`: a dual-mono KTV track is

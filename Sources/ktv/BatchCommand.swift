@@ -62,7 +62,7 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: "Timing for rows without a timing value: locked or free.")
     var timing: TakeRequest.Timing = .locked
 
-    @Option(help: ArgumentHelp("For rows without a latency_ms value: " + ScoreConfiguration.Spec.latencyMs.help))
+    @Option(parsing: .unconditional, help: ArgumentHelp("For rows without a latency_ms value: " + ScoreConfiguration.Spec.latencyMs.help))
     var latencyMs: Double?
 
     @Option(help: "For rows without a pitch_interval_ms value: takes given as one Hz value per line, the interval between values, ms.")

@@ -30,7 +30,8 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: "The accompaniment played during an audio take: its bleed is cancelled and the latency measured.")
     var accompaniment: String?
 
-    @Option(help: ArgumentHelp(ScoreConfiguration.Spec.latencyMs.help))
+    // .unconditional: `--latency-ms -100` is a value, not an unknown flag.
+    @Option(parsing: .unconditional, help: ArgumentHelp(ScoreConfiguration.Spec.latencyMs.help))
     var latencyMs: Double?
 
     @Option(help: "locked (the take runs with the song: latency, accompaniment, progress log) or free (aligned to the reference by dynamic time warping: any start, tempo, pauses).")
@@ -60,6 +61,9 @@ struct ScoreTakeCommand: ParsableCommand {
         if (progressLog == nil) != (device == nil) { throw ValidationError("--progress-log and --device go together") }
         if timing == .free && (progressLog != nil || latencyMs != nil) { throw ValidationError("--timing free aligns the take itself; drop --progress-log and --latency-ms") }
         try reference.requireOne(reference.reference)
+        if let accompaniment, (try? Scorer.isAudio(path: take)) == false {
+            throw ValidationError("--accompaniment \(accompaniment) goes with an audio take, and \(take) is a pitch track: it has no accompaniment bleed to cancel; drop --accompaniment, or score the recording")
+        }
         // Out-of-range values (--pitch-interval-ms 0) are usage errors, found before any file is read.
         do { _ = try request().validated() } catch let error as ScoreError {
             throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
@@ -97,7 +101,7 @@ struct ScoreTakeCommand: ParsableCommand {
 
 /// The rule sets' settings as flags.
 struct RuleFlags: ParsableArguments {
-    @Option(help: "ktv rules: auto (estimate; whole octaves forgiven, the rest judged on intervals at a cost), none, or a shift in cents.")
+    @Option(parsing: .unconditional, help: "ktv rules: auto (estimate; whole octaves forgiven, the rest judged on intervals at a cost), none, or a shift in cents.")
     var keyShift: String = "auto"
 
     @Flag(help: "ktv rules: count lines outside the recording as 0 instead of leaving them out.")

@@ -175,3 +175,34 @@ struct SharedScoreCLITests {
         #expect(text.out.contains("points lost: pitch "), "\(text.out)")
     }
 }
+
+/// Flags a new user gets wrong (issue 20): an accompaniment given with a pitch-track take, a negative value.
+@Suite struct ScoreFlagsCLITests {
+    @Test func anAccompanimentWithAPitchTrackIsAUsageErrorAndARowError() throws {
+        let s = try Scratch()
+        let reference = try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        let take = try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n0.2,261.63\n0.3,261.63\n")
+        let acc = try s.write("acc.wav", wavBytes(rate: 16000, channels: 1, frames: 16000))
+        let r = try ktv(["score", take, "--reference", reference, "--accompaniment", acc])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--accompaniment \(acc) goes with an audio take, and \(take) is a pitch track"), "\(r.stderr)")
+        let m = try s.write("m.csv", "id,take,reference,accompaniment\nt0,take.csv,ref.json,acc.wav\nt1,take.csv,ref.json,\n")
+        let b = try ktv(["batch", m, "-o", s.path("r.jsonl"), "--progress", "never"])
+        #expect(b.status == 1)
+        let lines = try String(contentsOfFile: s.path("r.jsonl"), encoding: .utf8)
+        #expect(lines.contains("\"id\":\"t0\",\"line\":2,\"status\":\"error\",\"reason\":\"row\",\"error\":\"\(m): line 2: accompaniment: `acc.wav` goes with an audio take, and take.csv is a pitch track"), "\(lines)")
+        #expect(lines.contains("\"id\":\"t1\",\"line\":3,\"status\":\"ok\""))
+    }
+
+    @Test func negativeValuesFollowTheirFlag() throws {
+        let s = try Scratch()
+        let reference = try s.write("ref.json", "[{\"start_ms\": 1000, \"duration_ms\": 300, \"midi\": 60}]")
+        let take = try s.write("take.csv", "time_s,f0_hz\n0.9,261.63\n1.0,261.63\n1.1,261.63\n")
+        for args in [["--latency-ms", "-100"], ["--key-shift", "-300"]] {
+            let r = try ktv(["score", take, "--reference", reference, "--format", "json"] + args)
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+        }
+        let r = try ktv(["score", take, "--reference", reference, "--format", "json", "--latency-ms", "-100"])
+        #expect(r.out.contains("\"latency_ms\":-100") || r.out.contains("\"latency_ms\": -100"), "\(r.out.prefix(300))")
+    }
+}
