@@ -118,6 +118,9 @@ public struct ScoreCard: Sendable, Equatable {
         }
     }
 
+    /// What the singer can act on, most costly first (`ScoreFindings`, default thresholds).
+    public var findings: [Finding] { ScoreFindings.findings(self) }
+
     /// Notes with a pitch error, over all lines.
     var measuredNotes: [NoteScore] { lines.flatMap(\.notes).filter { $0.medianErrorCents != nil } }
 

@@ -15,6 +15,7 @@ public enum ScoreReport {
             ("max_score", number(card.maxScore)),
             ("score_100", number(card.score100, 100)),
             ("breakdown", breakdown(card)),
+            ("findings", .array(card.findings.map(\.json))),
             ("latency_ms", number(card.latencyMs)),
             ("key_shift_cents", number(card.keyShiftCents)),
             ("judged_share", number(card.judgedShare, 1000)),
@@ -84,30 +85,15 @@ public enum ScoreReport {
             let parts = lost.terms.filter { $0.points >= 0.05 }.map { "\($0.name.replacingOccurrences(of: "_", with: " ")) \(String(format: "%.1f", $0.points))" }
             out += "  points lost: " + parts.joined(separator: ", ") + "\n"
         }
-        if card.judgedShare < 0.999 {
-            out += "  the recording covers \(Int((card.judgedShare * 100).rounded()))% of the song; \(card.lines.count - judged.count) line(s) outside it are not judged\n"
-        }
         if card.latencyMs != 0 { out += "  latency compensated: \(String(format: "%.0f", card.latencyMs)) ms\n" }
-        let octaves = (card.keyShiftCents / 1200).rounded()
-        let rest = card.keyShiftCents - 1200 * octaves
-        if octaves != 0 { out += "  sung \(Int(abs(octaves))) octave(s) \(octaves < 0 ? "down" : "up") (forgiven)\n" }
-        if abs(rest) >= 30 {
-            out += "  the whole song sits \(Int(abs(rest).rounded())) cents \(rest < 0 ? "flat" : "sharp"): judged on intervals, and the key costs some points\n"
-        }
-        if let e = card.meanErrorCents, abs(e) >= 15 {
-            out += "  notes lean \(e < 0 ? "flat" : "sharp") by \(Int(abs(e).rounded())) cents on average (after the key)\n"
-        }
-        let octaveNotes = card.measuredNotes.filter { $0.octaves != 0 }.count
-        if octaveNotes > 0 {
-            out += "  \(octaveNotes) note(s) sung an octave or more away from the rest (judged on pitch class)\n"
+        // The teacher's notes: each finding, the fault first.
+        for f in card.findings {
+            let mark = f.severity == .fault ? "✗" : f.severity == .warning ? "!" : "·"
+            out += "  \(mark) \(f.message) [\(f.code)]\n"
         }
         if let w = card.shareWithin50Cents {
             out += "  \(Int((w * 100).rounded()))% of the notes sung were within 50 cents\n"
         }
-        if let o = card.meanOnsetMs, abs(o) >= 60 {
-            out += "  notes start \(Int(abs(o).rounded())) ms \(o < 0 ? "early" : "late") on average\n"
-        }
-        let notes = judged.flatMap(\.notes).filter { $0.score != nil }
         if card.warp != nil, card.rules == "ktv" {
             let c = GradeCalibration.calibrated(card.score)
             out += "  on a jury's scale (sing-back exams): \(String(format: "%.0f", c)) / 100, level \(GradeCalibration.level(c)) of 4\n"
@@ -115,8 +101,6 @@ public enum ScoreReport {
         if let w = card.warp {
             out += "  free timing: sung at \(String(format: "%.2f", w.tempoRatio))× the reference's duration; local tempo \(String(format: "%.2f", w.largestCompression))-\(String(format: "%.2f", w.largestStretch))× of that" + (card.tempoStability.map { String(format: "; tempo steadiness %.0f %%", $0 * 100) } ?? "") + "\n"
         }
-        if !card.missingNotes.isEmpty { out += "  \(card.missingNotes.count) of \(notes.count) notes were missing (hardly sung)\n" }
-        if card.extraNotes > 0 { out += "  \(card.extraNotes) stretch(es) sung where the melody has no note\n" }
         let weakest = judged.sorted { ($0.score ?? 0) < ($1.score ?? 0) }.prefix(3).filter { ($0.score ?? 0) < 80 }
         if !weakest.isEmpty {
             out += "  weakest lines:\n"

@@ -6,7 +6,7 @@ import KTVCore
 /// under them, the sung pitch over them (on the song's clock; the notes are drawn in the key the
 /// singer was judged in, so a transposed singer sees their line over the notes), and each line's score.
 public enum ScoreSVG {
-    static let width = 1100.0, panelHeight = 120.0, left = 64.0, right = 86.0, top = 70.0, gap = 26.0
+    static let width = 1100.0, panelHeight = 120.0, left = 64.0, right = 86.0, top = 86.0, gap = 26.0
 
     static func f(_ v: Double) -> String { String(format: "%.1f", v) }
 
@@ -22,11 +22,17 @@ public enum ScoreSVG {
         let lines = card.lines.filter { !$0.notes.isEmpty }
         let height = top + Double(max(1, lines.count)) * (panelHeight + gap) + 10
         let frames = SongFrames(take.contour)
+        // The subtitle is the card's first finding that costs points: what to work on first.
+        let worst = card.findings.first { $0.severity >= .warning }
+        let said = worst.map { "\($0.severity == .fault ? "✗" : "!") \($0.message)" } ?? "no fault found"
+        let headline = (text: said.count > 160 ? String(said.prefix(159)) + "…" : said,
+                        color: worst?.severity == .fault ? "#c62828" : worst == nil ? "#2e7d32" : "#ef6c00")
         var s = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="DejaVu Sans, Noto Sans CJK SC, Arial, sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="#ffffff"/>
         <text x="\(left)" y="26" font-size="18" font-weight="bold">\(xmlEscaped(title)): \(f(card.score))\(card.maxScore == 100 ? "" : " of \(Int(card.maxScore))")</text>
         <text x="\(left)" y="48" fill="#555">rules \(xmlEscaped(card.rules)) · notes: green good, amber fair, red poor, grey not judged · blue: your pitch\(card.keyShiftCents.magnitude >= 30 ? " · notes drawn in the key you sang (\(Int(card.keyShiftCents.rounded())) cents)" : "")</text>
+        <text x="\(left)" y="68" fill="\(headline.color)">\(xmlEscaped(headline.text))</text>
 
         """
         for (row, line) in lines.enumerated() {

@@ -207,3 +207,69 @@ struct KTVRulesOnRecordedTakesTests {
         #expect(agora.score100 > agora.score / Double(agora.lines.count))
     }
 }
+
+/// Findings that name the real fault (issue 20): generated takes with one known fault each.
+@Suite struct FindingsTests {
+    let melody = generatedMelody()
+
+    func first(_ take: PitchContour, rules: KTVRules = KTVRules()) throws -> (Finding?, ScoreCard) {
+        let card = try ktvScore(melody, take, rules: rules)
+        return (card.findings.first, card)
+    }
+
+    @Test func aGoodTakeHasNoWarningOrFault() throws {
+        let card = try ktvScore(melody, sungTake(melody))
+        #expect(card.findings.allSatisfy { $0.severity == .info }, "\(card.findings.map(\.message))")
+    }
+
+    @Test func aHumIsAMonotone() throws {
+        let pitches = melody.notes.compactMap(\.cents)
+        let common = pitches.max { a, b in pitches.filter { $0 == a }.count < pitches.filter { $0 == b }.count } ?? 6600
+        let (f, _) = try first(sungTake(melody) { _, v, _ in v.map { _ in common } })
+        #expect(f?.code == "monotone" && f?.severity == .fault, "\(String(describing: f))")
+        #expect((f?.value ?? 100) < 30)
+    }
+
+    @Test func fourHundredMillisecondsLateIsLate() throws {
+        let (f, _) = try first(sungTake(melody, lateMs: 400))
+        #expect(f?.code == "late", "\(String(describing: f))")
+        #expect((300...500).contains(f?.value ?? 0), "\(String(describing: f?.value))")
+        #expect(f?.message.contains("recording path's delay") == true)   // no latency was given
+    }
+
+    @Test func wrongNotesAreCountedWithTheirLines() throws {
+        // Notes 2, 7, 12, 17, 22 and 27 sung 250 cents high.
+        let wrong = Set([2, 7, 12, 17, 22, 27])
+        let take = sungTake(melody) { t, v, _ in
+            guard let v, let k = melody.notes.firstIndex(where: { Double($0.startMs) <= t && t < Double($0.endMs) }) else { return v }
+            return wrong.contains(k) ? v + 250 : v
+        }
+        let (f, _) = try first(take)
+        #expect(f?.code == "wrong_notes", "\(String(describing: f))")
+        #expect(abs((f?.count ?? 0) - wrong.count) <= 2)
+        #expect(f?.lines == Array(Set(wrong.map { melody.notes[$0].line + 1 })).sorted())
+    }
+
+    @Test func fortyFiveCentsFlatIsFlat() throws {
+        let (f, _) = try first(sungTake(melody, detuneCents: -45))
+        #expect(f?.code == "flat", "\(String(describing: f))")
+        #expect((-60 ... -30).contains(f?.value ?? 0), "\(String(describing: f?.value))")
+    }
+
+    @Test func anOctaveDownIsForgivenAndSaid() throws {
+        let (f, card) = try first(sungTake(melody, detuneCents: -1200))
+        #expect(f?.code == "octave" && f?.severity == .info, "\(String(describing: f))")
+        #expect(card.findings.allSatisfy { $0.severity == .info })
+    }
+
+    @Test func silenceIsSilent() throws {
+        let (f, _) = try first(sungTake(melody) { _, _, _ in nil })
+        #expect(f?.code == "silent" && f?.severity == .fault)
+    }
+
+    @Test func aTransposedTakeIsTransposedNotFlat() throws {
+        let card = try ktvScore(melody, sungTake(melody, detuneCents: 300))
+        #expect(card.findings.contains { $0.code == "transposed" && abs(($0.value ?? 0) - 300) < 20 })
+        #expect(!card.findings.contains { $0.code == "flat" || $0.code == "sharp" })
+    }
+}

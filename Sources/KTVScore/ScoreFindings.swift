@@ -1,0 +1,232 @@
+import Foundation
+import KTVCore
+
+// What a singer can act on, read off a judged card: each finding names one fault (a code), how bad
+// it is, where it shows (lines counted from 1) and what to do. The card's words come from here (the
+// text report, the SVG's subtitle), so that every sentence a singer reads traces to a number in the
+// JSON. The measures follow what karaoke scorers and teachers report (../shared/spec/scoring-anchors.md):
+// wrong notes after the key and octave (UltraStar, Performous), a consistent lean in cents, onsets
+// early or late (Vocaluxe's timing), notes left unsung, singing where the melody rests, a monotone
+// (the sung spread against the melody's, as KTVRules.movementCredit measures it).
+
+/// One thing a singer can act on.
+public struct Finding: Sendable, Equatable {
+    public enum Severity: String, Sendable, Comparable, CaseIterable {
+        /// Worth knowing; costs nothing or was forgiven (an octave, a transposition, lines outside the recording).
+        case info
+        /// Costs points; worth practising.
+        case warning
+        /// The main reason the score is low.
+        case fault
+
+        var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    }
+
+    /// `monotone`, `late`, `early`, `wrong_notes`, `flat`, `sharp`, `octave`, `transposed`,
+    /// `missing_notes`, `silent`, `extra_singing`, `unsteady_tempo`, `outside_recording`.
+    public var code: String
+    public var severity: Severity
+    /// The fault, where, and what to do, for people.
+    public var message: String
+    public var value: Double?
+    public var unit: String?
+    /// Lines where it shows, counted from 1; empty when it is about the whole take.
+    public var lines: [Int]
+    public var count: Int?
+
+    public init(code: String, severity: Severity, message: String, value: Double? = nil, unit: String? = nil, lines: [Int] = [], count: Int? = nil) {
+        self.code = code
+        self.severity = severity
+        self.message = message
+        self.value = value
+        self.unit = unit
+        self.lines = lines
+        self.count = count
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("code", .string(code)), ("severity", .string(severity.rawValue)), ("message", .string(message)),
+            ("value", value.map { .double(($0 * 10).rounded() / 10) } ?? .null), ("unit", unit.map(JSONValue.string) ?? .null),
+            ("lines", .array(lines.map(JSONValue.int))), ("count", count.map(JSONValue.int) ?? .null),
+        ])
+    }
+}
+
+/// The thresholds findings are drawn at, each declared once.
+public struct FindingsConfiguration: Sendable, Equatable {
+    public enum Spec {
+        public static let wrongNoteCents = Parameter<Double>("wrongNoteCents", unit: "cents", range: 50...600, default: 100,
+            "A note whose median error, after the key and whole octaves, is this far off or more is a wrong note.")
+        public static let leanCents = Parameter<Double>("leanCents", unit: "cents", range: 1...100, default: 20,
+            "A mean error this large over the notes sung within a semitone (with a key shift under a semitone) is a lean flat or sharp.")
+        public static let transposedCents = Parameter<Double>("transposedCents", unit: "cents", range: 30...600, default: 100,
+            "A key shift (beyond whole octaves) this large or more is a transposition; a smaller one is singing flat or sharp.")
+        public static let onsetGraceMs = Parameter<Double>("onsetGraceMs", unit: "ms", range: 0...1000, default: 120,
+            "The median onset beyond this (early or late) is a timing fault (the ktv rules' own onset grace).")
+        public static let monotoneShare = Parameter<Double>("monotoneShare", range: 0...1, default: 0.35,
+            "The sung notes' pitch spread under this share of the melody's is a monotone (a hum, a drone).")
+        public static let unsteadyTempo = Parameter<Double>("unsteadyTempo", range: 0...1, default: 0.8,
+            "Free timing: a tempo stability under this is an unsteady tempo.")
+        public static let all: [ParameterInfo] = [wrongNoteCents.info, leanCents.info, transposedCents.info, onsetGraceMs.info,
+                                                  monotoneShare.info, unsteadyTempo.info]
+    }
+
+    public var wrongNoteCents = Spec.wrongNoteCents.defaultValue
+    public var leanCents = Spec.leanCents.defaultValue
+    public var transposedCents = Spec.transposedCents.defaultValue
+    public var onsetGraceMs = Spec.onsetGraceMs.defaultValue
+    public var monotoneShare = Spec.monotoneShare.defaultValue
+    public var unsteadyTempo = Spec.unsteadyTempo.defaultValue
+
+    public init() {}
+}
+
+/// Findings from a judged card.
+public enum ScoreFindings {
+    /// A melody whose notes spread less than this (mean absolute deviation, cents) has no movement to follow.
+    static let minMelodySpreadCents = 50.0
+
+    /// The card's findings, root causes first (nothing sung, a monotone), then by the points their
+    /// term cost (the ktv breakdown) and severity.
+    public static func findings(_ card: ScoreCard, configuration c: FindingsConfiguration = FindingsConfiguration()) -> [Finding] {
+        var out: [Finding] = []
+        let judged = card.lines.filter(\.judged)
+        let notes = judged.flatMap { l in l.notes.filter { $0.score != nil }.map { (line: l.index + 1, note: $0) } }
+        let sung = notes.filter { $0.note.medianErrorCents != nil }
+        func lineList(_ ls: [Int]) -> String {
+            let u = Array(Set(ls)).sorted()
+            return u.count == 1 ? "line \(u[0])" : "lines " + u.prefix(8).map(String.init).joined(separator: ", ") + (u.count > 8 ? ", …" : "")
+        }
+
+        if !notes.isEmpty && sung.isEmpty {
+            out.append(Finding(code: "silent", severity: .fault,
+                               message: "nothing was sung: no note of the song has a voiced pitch in the recording; check the microphone and the take's channel",
+                               count: notes.count))
+            return out + outside(card)
+        }
+
+        // Monotone: the sung notes' spread against the melody's (pitches as sung, octaves put back).
+        var sungPitches: [Double] = [], written: [Double] = []
+        for (_, n) in sung {
+            guard let target = n.targetCents, let e = n.medianErrorCents else { continue }
+            sungPitches.append(target + e + 1200 * Double(n.octaves))
+            written.append(target)
+        }
+        let melodySpread = spread(written), sungSpread = spread(sungPitches)
+        if sung.count >= 4, melodySpread >= minMelodySpreadCents, sungSpread < c.monotoneShare * melodySpread {
+            out.append(Finding(code: "monotone", severity: .fault,
+                               message: "the voice barely moves: the notes sung spread \(Int(sungSpread.rounded())) cents where the melody's spread \(Int(melodySpread.rounded())); follow the tune up and down instead of holding one pitch",
+                               value: sungSpread, unit: "cents"))
+        }
+
+        // Key: whole octaves are forgiven; less than a semitone is singing flat or sharp, not a key.
+        let octaves = (card.keyShiftCents / 1200).rounded()
+        var rest = card.keyShiftCents - 1200 * octaves
+        if octaves != 0 {
+            out.append(Finding(code: "octave", severity: .info,
+                               message: "sung \(Int(abs(octaves))) octave(s) \(octaves < 0 ? "below" : "above") the written melody; forgiven (a comfortable octave is fine)",
+                               value: octaves * 1200, unit: "cents"))
+        }
+        if abs(rest) >= c.transposedCents {
+            out.append(Finding(code: "transposed", severity: .info,
+                               message: "sung in another key, \(Int(abs(rest).rounded())) cents (\(String(format: "%.1f", abs(rest) / 100)) semitones) \(rest < 0 ? "down" : "up"); judged on the intervals, and the key change costs a little",
+                               value: rest, unit: "cents"))
+            rest = 0
+        }
+        let octaveNotes = sung.filter { $0.note.octaves != 0 }
+        if !octaveNotes.isEmpty {
+            out.append(Finding(code: "octave", severity: .info,
+                               message: "\(octaveNotes.count) note(s) sung an octave or more away from the rest (\(lineList(octaveNotes.map(\.line)))); judged on pitch class",
+                               value: Double(octaveNotes.count) / Double(sung.count), unit: "share", lines: Array(Set(octaveNotes.map(\.line))).sorted(),
+                               count: octaveNotes.count))
+        }
+
+        // Wrong notes, then the lean of the rest.
+        let wrong = sung.filter { abs($0.note.medianErrorCents ?? 0) >= c.wrongNoteCents }
+        if !wrong.isEmpty {
+            let share = Double(wrong.count) / Double(sung.count)
+            out.append(Finding(code: "wrong_notes", severity: share >= 0.2 ? .fault : .warning,
+                               message: "\(wrong.count) of \(sung.count) notes sung a semitone or more off the melody (after the key), in \(lineList(wrong.map(\.line))); practise those lines slowly against the reference",
+                               value: Double(wrong.count), unit: "notes", lines: Array(Set(wrong.map(\.line))).sorted(), count: wrong.count))
+        }
+        let inTune = sung.compactMap { abs($0.note.medianErrorCents ?? 0) < c.wrongNoteCents ? $0.note.medianErrorCents : nil }
+        if inTune.count >= 3, let mean = Stats.mean(inTune) {
+            let lean = mean + rest
+            if abs(lean) >= c.leanCents {
+                out.append(Finding(code: lean < 0 ? "flat" : "sharp", severity: .warning,
+                                   message: "notes lean \(lean < 0 ? "flat" : "sharp") by \(Int(abs(lean).rounded())) cents on average; aim a little \(lean < 0 ? "higher" : "lower") (support the breath on held notes)",
+                                   value: lean, unit: "cents"))
+            }
+        }
+
+        // Timing: the median onset over the notes whose onset was seen.
+        let onsets = notes.compactMap { $0.note.onsetMs }.sorted()
+        if onsets.count >= 3, let median = Stats.median(onsets), abs(median) > c.onsetGraceMs {
+            let late = median > 0
+            var message = "notes start \(Int(abs(median).rounded())) ms \(late ? "late" : "early") (the median over \(onsets.count) notes)"
+            if late && card.latencyMs == 0 {
+                message += "; if the whole take is late by about this much, it may be the recording path's delay rather than the singer: give the latency and score again"
+            } else {
+                message += late ? "; come in on the beat: breathe before the note, not on it" : "; wait for the beat before each note"
+            }
+            out.append(Finding(code: late ? "late" : "early", severity: .warning, message: message, value: median, unit: "ms", count: onsets.count))
+        }
+
+        if !card.missingNotes.isEmpty {
+            let ls = card.missingNotes.map { $0.line + 1 }
+            out.append(Finding(code: "missing_notes", severity: Double(card.missingNotes.count) >= 0.25 * Double(notes.count) ? .fault : .warning,
+                               message: "\(card.missingNotes.count) of \(notes.count) notes left unsung or hardly sung, in \(lineList(ls)); learn the words of those lines",
+                               value: Double(card.missingNotes.count), unit: "notes", lines: Array(Set(ls)).sorted(), count: card.missingNotes.count))
+        }
+        if card.extraNotes > 0 {
+            out.append(Finding(code: "extra_singing", severity: card.extraNotes >= 5 ? .warning : .info,
+                               message: "\(card.extraNotes) stretch(es) of voice where the melody rests; keep quiet in the gaps (or the microphone hears the speakers)",
+                               value: Double(card.extraNotes), unit: "stretches", count: card.extraNotes))
+        }
+        if let stability = card.tempoStability, stability < c.unsteadyTempo {
+            out.append(Finding(code: "unsteady_tempo", severity: .warning,
+                               message: "the tempo wanders: tempo steadiness \(Int((stability * 100).rounded())) %; some notes rushed, others dragged; sing with the beat",
+                               value: stability, unit: "share"))
+        }
+        return ordered(out, card) + outside(card)
+    }
+
+    /// Lines not judged: outside the recording.
+    static func outside(_ card: ScoreCard) -> [Finding] {
+        let ls = card.lines.filter { !$0.judged && !$0.notes.isEmpty }.map { $0.index + 1 }
+        guard !ls.isEmpty else { return [] }
+        return [Finding(code: "outside_recording", severity: .info,
+                        message: "\(ls.count) of \(card.lines.count) line(s) lie outside the recording and are not judged",
+                        lines: ls, count: ls.count)]
+    }
+
+    /// Root causes first, then by the points their term lost (ktv), then severity.
+    static func ordered(_ findings: [Finding], _ card: ScoreCard) -> [Finding] {
+        let lost = card.pointsLost
+        func cost(_ f: Finding) -> Double {
+            switch f.code {
+            case "silent", "monotone": return .infinity
+            case "wrong_notes", "flat", "sharp": return lost?.pitch ?? 0
+            case "missing_notes": return lost?.coverage ?? 0
+            case "late", "early": return lost?.timing ?? 0
+            case "transposed": return lost?.key ?? 0
+            case "unsteady_tempo": return lost?.tempoStability ?? 0
+            default: return 0
+            }
+        }
+        return findings.enumerated().sorted { a, b in
+            let (ca, cb) = (cost(a.element), cost(b.element))
+            if ca != cb { return ca > cb }
+            if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// Mean absolute deviation, cents (0 for fewer than two values).
+    static func spread(_ v: [Double]) -> Double {
+        guard v.count >= 2, let mean = Stats.mean(v) else { return 0 }
+        return Stats.mean(v.map { abs($0 - mean) }) ?? 0
+    }
+}
