@@ -25,6 +25,7 @@ import KTVSync
         ("score", ScoreConfiguration.Spec.all + TakeReader.Spec.all + ReferenceOptions.Spec.all),
         ("score-segmenter", ContourSegmenter.Spec.all),
         ("score-free", FreeTimingConfiguration.Spec.all),
+        ("score-findings", FindingsConfiguration.Spec.all),
         ("batch", BatchConfiguration.Spec.all),
     ]
 
