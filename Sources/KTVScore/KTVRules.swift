@@ -247,7 +247,10 @@ public struct KTVRules: ScoringRules {
         // A run already under way before the note, on the previous note's pitch, is legato: the
         // onset cannot be seen, so it is not held against the singer.
         if let o = onset, o < 0, let previous, let p = previous.cents, abs(p - (n.cents ?? p)) <= c.onsetToleranceCents,
-           Double(n.startMs - previous.endMs) < -o { onset = 0 }
+           Double(n.startMs - previous.endMs) < -o {
+            onset = 0
+            ns.legato = true
+        }
         // Pitch and coverage are judged where the singer sang the note: a late singer's note is the
         // right note late (timing pays for that), not the previous note's tail.
         let shiftMs = Int((onset ?? 0).rounded())

@@ -15,6 +15,9 @@ public struct NoteScore: Sendable, Equatable {
     public var coverage: Double
     /// First voiced frame relative to the note's start, ms (negative = early); nil when none.
     public var onsetMs: Double?
+    /// Under the ktv rules: the note was reached legato from the previous one on the same pitch, so
+    /// its onset could not be seen and `onsetMs` is 0 by rule, not by measure.
+    public var legato = false
     /// 0…100 under the rules; nil when the note is not judged (unpitched, freestyle, outside the recording).
     public var score: Double?
     /// Free timing: the note's sung duration over its written one at the singer's tempo (1 = in time).

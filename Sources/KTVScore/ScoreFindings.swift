@@ -161,8 +161,9 @@ public enum ScoreFindings {
             }
         }
 
-        // Timing: the median onset over the notes whose onset was seen.
-        let onsets = notes.compactMap { $0.note.onsetMs }.sorted()
+        // Timing: the median onset over the notes whose onset was seen (not those reached legato,
+        // whose onset is 0 by rule: a late singer's repeated notes would pull the median to 0).
+        let onsets = notes.compactMap { $0.note.legato ? nil : $0.note.onsetMs }.sorted()
         if onsets.count >= 3, let median = Stats.median(onsets), abs(median) > c.onsetGraceMs {
             let late = median > 0
             var message = "notes start \(Int(abs(median).rounded())) ms \(late ? "late" : "early") (the median over \(onsets.count) notes)"
