@@ -16,6 +16,8 @@ public struct RowDefaults: Sendable {
     public var ruleOptions = ScoringRuleSet.Options()
     public var timing: TakeRequest.Timing = .locked
     public var latencyMs: Double?
+    /// Rows without a latency estimate it from the take (`latency_ms` `auto` does it for one row).
+    public var estimateLatency = false
     public var pitchIntervalMs: Int?
     public init() {}
 }
@@ -298,10 +300,14 @@ struct BatchWorker {
             guard let v = TakeRequest.Timing(rawValue: t) else { throw bad(.timing, "\(quoted(t)) is not locked or free") }
             timing = v
         }
-        var latencyMs = defaults.latencyMs
+        var latencyMs = defaults.latencyMs, estimateLatency = defaults.estimateLatency
         if let l = row[.latencyMs] {
-            guard let v = Double(l), v.isFinite else { throw bad(.latencyMs, "\(quoted(l)) is not a number of milliseconds") }
-            latencyMs = v
+            if l.lowercased() == "auto" {
+                (latencyMs, estimateLatency) = (nil, true)
+            } else {
+                guard let v = Double(l), v.isFinite else { throw bad(.latencyMs, "\(quoted(l)) is neither a number of milliseconds nor auto") }
+                (latencyMs, estimateLatency) = (v, false)
+            }
         }
         var pitchIntervalMs = defaults.pitchIntervalMs
         if let p = row[.pitchIntervalMs] {
@@ -326,7 +332,8 @@ struct BatchWorker {
         }
         let request = TakeRequest(take: manifest.resolve(take), accompaniment: row[.accompaniment].map(manifest.resolve),
                                   pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: latencyMs,
-                                  progressLog: row[.progressLog].map(manifest.resolve), device: row[.device], rules: rules, keyShift: options.keyShift)
+                                  progressLog: row[.progressLog].map(manifest.resolve), device: row[.device], rules: rules, keyShift: options.keyShift,
+                                  estimateLatency: estimateLatency)
         do { _ = try request.validated() } catch {
             let names: [String: ManifestColumn] = ["latencyMs": .latencyMs, "pitchIntervalMs": .pitchIntervalMs, "progressLog": .progressLog,
                                                    "device": .device, "timing": .timing]

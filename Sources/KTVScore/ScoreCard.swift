@@ -96,6 +96,10 @@ public struct ScoreCard: Sendable, Equatable {
     public var extraNotes = 0
     /// Under the ktv rules: where the points went (100 − their sum is the score).
     public var pointsLost: PointsLost?
+    /// Where `latencyMs` came from: `given`, `accompaniment` (measured), `estimated` (from the take), `none`.
+    public var latencySource = "none"
+    /// The estimate from the take, when one was asked for (also when it was not used).
+    public var latencyEstimate: LatencyEstimate?
 
     public init(rules: String, score: Double, maxScore: Double, lines: [LineScore], latencyMs: Double = 0,
                 keyShiftCents: Double = 0, judgedShare: Double = 1) {

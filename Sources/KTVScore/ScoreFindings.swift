@@ -24,7 +24,7 @@ public struct Finding: Sendable, Equatable {
     }
 
     /// `monotone`, `late`, `early`, `wrong_notes`, `flat`, `sharp`, `octave`, `transposed`,
-    /// `missing_notes`, `silent`, `extra_singing`, `unsteady_tempo`, `outside_recording`.
+    /// `missing_notes`, `silent`, `extra_singing`, `unsteady_tempo`, `outside_recording`, `latency`.
     public var code: String
     public var severity: Severity
     /// The fault, where, and what to do, for people.
@@ -167,7 +167,7 @@ public enum ScoreFindings {
         if onsets.count >= 3, let median = Stats.median(onsets), abs(median) > c.onsetGraceMs {
             let late = median > 0
             var message = "notes start \(Int(abs(median).rounded())) ms \(late ? "late" : "early") (the median over \(onsets.count) notes)"
-            if late && card.latencyMs == 0 {
+            if late && card.latencySource == "none" {
                 message += "; if the whole take is late by about this much, it may be the recording path's delay rather than the singer: give the latency and score again"
             } else {
                 message += late ? "; come in on the beat: breathe before the note, not on it" : "; wait for the beat before each note"
@@ -190,6 +190,11 @@ public enum ScoreFindings {
             out.append(Finding(code: "unsteady_tempo", severity: .warning,
                                message: "the tempo wanders: tempo steadiness \(Int((stability * 100).rounded())) %; some notes rushed, others dragged; sing with the beat",
                                value: stability, unit: "share"))
+        }
+        if let e = card.latencyEstimate, !e.used {
+            out.append(Finding(code: "latency", severity: .info,
+                               message: "the latency could not be estimated from the take (confidence \(String(format: "%.2f", e.confidence)), best guess \(Int(e.latencyMs.rounded())) ms): scored at 0 ms; give the latency if it is known",
+                               value: e.latencyMs, unit: "ms"))
         }
         return ordered(out, card) + outside(card)
     }

@@ -17,6 +17,8 @@ public enum ScoreReport {
             ("breakdown", breakdown(card)),
             ("findings", .array(card.findings.map(\.json))),
             ("latency_ms", number(card.latencyMs)),
+            ("latency_source", .string(card.latencySource)),
+            ("latency_confidence", card.latencyEstimate.map { number($0.confidence, 100) } ?? .null),
             ("key_shift_cents", number(card.keyShiftCents)),
             ("judged_share", number(card.judgedShare, 1000)),
             ("timing", .string(card.timing)),
@@ -85,7 +87,11 @@ public enum ScoreReport {
             let parts = lost.terms.filter { $0.points >= 0.05 }.map { "\($0.name.replacingOccurrences(of: "_", with: " ")) \(String(format: "%.1f", $0.points))" }
             out += "  points lost: " + parts.joined(separator: ", ") + "\n"
         }
-        if card.latencyMs != 0 { out += "  latency compensated: \(String(format: "%.0f", card.latencyMs)) ms\n" }
+        if card.latencyMs != 0 {
+            let how = card.latencySource == "estimated" ? " (estimated from the take, confidence \(String(format: "%.2f", card.latencyEstimate?.confidence ?? 0)))"
+                : card.latencySource == "accompaniment" ? " (measured against the accompaniment)" : ""
+            out += "  latency compensated: \(String(format: "%.0f", card.latencyMs)) ms\(how)\n"
+        }
         // The teacher's notes: each finding, the fault first.
         for f in card.findings {
             let mark = f.severity == .fault ? "✗" : f.severity == .warning ? "!" : "·"

@@ -141,7 +141,9 @@ public final class Scorer {
         // The stages after the readers know no file names: a message about the take names it here.
         switch Self.stages(take.contour, reference: reference, aligner: aligner ?? LatencyAligner(latencyMs: latency),
                            rules: rules ?? configuration.rules) {
-        case let .success(judged): return judged
+        case var .success(judged):
+            judged.card.latencySource = configuration.latencyMs != nil ? "given" : take.measuredLatencyMs != nil ? "accompaniment" : "none"
+            return judged
         case let .failure(error): throw error.naming(take: takeName)
         }
     }

@@ -22,6 +22,9 @@ public struct TakeRequest: Sendable {
     public var timing: Timing
     /// The take's delay against the song, ms; nil: measured from the accompaniment, else 0.
     public var latencyMs: Double?
+    /// With no latency given and no accompaniment to measure it: estimate it from the take
+    /// against the reference (`LatencyEstimator`).
+    public var estimateLatency: Bool
     /// A progress log placing the take on the song through `device`'s events.
     public var progressLog: String?
     public var device: String?
@@ -32,7 +35,8 @@ public struct TakeRequest: Sendable {
 
     public init(take: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil, timing: Timing = .locked,
                 latencyMs: Double? = nil, progressLog: String? = nil, device: String? = nil,
-                rules: any ScoringRules = KTVRules(), keyShift: KeyShift = .auto) {
+                rules: any ScoringRules = KTVRules(), keyShift: KeyShift = .auto, estimateLatency: Bool = false) {
+        self.estimateLatency = estimateLatency
         self.take = take
         self.accompaniment = accompaniment
         self.pitchIntervalMs = pitchIntervalMs
@@ -52,6 +56,10 @@ public struct TakeRequest: Sendable {
         if (progressLog == nil) != (device == nil) {
             throw .invalidParameter(name: progressLog == nil ? "device" : "progressLog", value: "given alone",
                                     allowed: "a progress log together with the device that recorded the take")
+        }
+        if estimateLatency && (latencyMs != nil || progressLog != nil || timing == .free) {
+            throw .invalidParameter(name: "latencyMs", value: "auto",
+                                    allowed: "a number, or auto alone: not with a given latency, a progress log or free timing")
         }
         if timing == .free && (progressLog != nil || latencyMs != nil) {
             throw .invalidParameter(name: "timing", value: "free", allowed: "free timing aligns the take itself: no progress log or latency with it")
@@ -73,7 +81,19 @@ extension Scorer {
     public func score(_ request: TakeRequest, reference: ReferenceMelody) throws -> Result {
         let request = try request.validated()
         let take = try self.take(path: request.take, accompaniment: request.accompaniment, pitchIntervalMs: request.pitchIntervalMs)
-        let latencyMs = request.latencyMs ?? take.measuredLatencyMs ?? 0
+        // Where the latency comes from: given, measured against the accompaniment, estimated from
+        // the take, or none (0).
+        var latencyMs = 0.0, source = "none"
+        var estimate: LatencyEstimate?
+        if let given = request.latencyMs {
+            (latencyMs, source) = (given, "given")
+        } else if let measured = take.measuredLatencyMs {
+            (latencyMs, source) = (measured, "accompaniment")
+        } else if request.estimateLatency {
+            let e = try LatencyEstimator.estimate(take.contour, reference: reference)
+            estimate = e
+            if e.used { (latencyMs, source) = (e.latencyMs, "estimated") }
+        }
         let aligner: any TakeAligner
         if request.timing == .free {
             aligner = FreeTimingAligner(reference: reference, keyShift: request.keyShift)
@@ -82,7 +102,9 @@ extension Scorer {
         } else {
             aligner = LatencyAligner(latencyMs: latencyMs)
         }
-        let (card, sung) = try judged(take, reference: reference, aligner: aligner, rules: request.rules)
+        var (card, sung) = try judged(take, reference: reference, aligner: aligner, rules: request.rules)
+        card.latencySource = request.timing == .free ? "none" : source
+        card.latencyEstimate = estimate
         return Result(card: card, sung: sung, truncations: take.truncations)
     }
 }

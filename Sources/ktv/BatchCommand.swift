@@ -62,8 +62,9 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: "Timing for rows without a timing value: locked or free.")
     var timing: TakeRequest.Timing = .locked
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("For rows without a latency_ms value: " + ScoreConfiguration.Spec.latencyMs.help))
-    var latencyMs: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp("For rows without a latency_ms value: " + ScoreConfiguration.Spec.latencyMs.help
+                                                        + " auto: estimated from each take.", valueName: "ms|auto"))
+    var latencyMs: String?
 
     @Option(help: "For rows without a pitch_interval_ms value: takes given as one Hz value per line, the interval between values, ms.")
     var pitchIntervalMs: Int?
@@ -102,7 +103,7 @@ struct BatchCommand: AsyncParsableCommand {
         _ = try ruleFlags.rules(rules)
         defaults.ruleOptions = try ruleFlags.options()
         defaults.timing = timing
-        defaults.latencyMs = latencyMs
+        (defaults.latencyMs, defaults.estimateLatency) = try parseLatency(latencyMs)
         defaults.pitchIntervalMs = pitchIntervalMs
         c.defaults = defaults
         var t = try tracker.configuration()

@@ -150,3 +150,11 @@ func mentionTextLimitFlag(_ results: inout [FileFindings]) {
         }
     }
 }
+
+/// `--latency-ms`'s value: milliseconds, or `auto` (estimated from the take); nil: not given.
+func parseLatency(_ text: String?) throws -> (ms: Double?, auto: Bool) {
+    guard let text else { return (nil, false) }
+    if text.lowercased() == "auto" { return (nil, true) }
+    guard let v = Double(text), v.isFinite else { throw ValidationError("--latency-ms \(text) is neither a number of milliseconds nor auto") }
+    return (v, false)
+}

@@ -31,8 +31,9 @@ struct ScoreTakeCommand: ParsableCommand {
     var accompaniment: String?
 
     // .unconditional: `--latency-ms -100` is a value, not an unknown flag.
-    @Option(parsing: .unconditional, help: ArgumentHelp(ScoreConfiguration.Spec.latencyMs.help))
-    var latencyMs: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp(ScoreConfiguration.Spec.latencyMs.help + " auto: estimated from the take against the reference.",
+                                                        valueName: "ms|auto"))
+    var latencyMs: String?
 
     @Option(help: "locked (the take runs with the song: latency, accompaniment, progress log) or free (aligned to the reference by dynamic time warping: any start, tempo, pauses).")
     var timing: TakeRequest.Timing = .locked
@@ -71,7 +72,7 @@ struct ScoreTakeCommand: ParsableCommand {
     }
 
     func configuration() throws -> ScoreConfiguration {
-        let config = ScoreConfiguration(rules: try ruleFlags.rules(rules), latencyMs: latencyMs, tracker: try tracker.configuration())
+        let config = ScoreConfiguration(rules: try ruleFlags.rules(rules), latencyMs: try latency().ms, tracker: try tracker.configuration())
         do { return try config.validated() } catch { throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)") }
     }
 
@@ -94,8 +95,14 @@ struct ScoreTakeCommand: ParsableCommand {
 
     /// The take and how to score it, as the library takes it.
     func request() throws -> TakeRequest {
-        TakeRequest(take: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: latencyMs,
-                    progressLog: progressLog, device: device, rules: try ruleFlags.rules(rules), keyShift: try ruleFlags.keyShiftValue())
+        TakeRequest(take: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: try latency().ms,
+                    progressLog: progressLog, device: device, rules: try ruleFlags.rules(rules), keyShift: try ruleFlags.keyShiftValue(),
+                    estimateLatency: try latency().auto)
+    }
+
+    /// `--latency-ms`: a number, or `auto`.
+    func latency() throws -> (ms: Double?, auto: Bool) {
+        try parseLatency(latencyMs)
     }
 }
 

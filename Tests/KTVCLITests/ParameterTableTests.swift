@@ -26,6 +26,7 @@ import KTVSync
         ("score-segmenter", ContourSegmenter.Spec.all),
         ("score-free", FreeTimingConfiguration.Spec.all),
         ("score-findings", FindingsConfiguration.Spec.all),
+        ("score-latency", LatencyEstimatorConfiguration.Spec.all),
         ("batch", BatchConfiguration.Spec.all),
     ]
 

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import KTVAudio
+import KTVSynth
 
 /// `ktv score` end to end: generated references and takes, bad input, and (when ../shared is there)
 /// the dev-11/dev-12 scenes with their known defects.
@@ -204,5 +206,65 @@ struct SharedScoreCLITests {
         }
         let r = try ktv(["score", take, "--reference", reference, "--format", "json", "--latency-ms", "-100"])
         #expect(r.out.contains("\"latency_ms\":-100") || r.out.contains("\"latency_ms\": -100"), "\(r.out.prefix(300))")
+    }
+}
+
+/// `--latency-ms auto` on takes delayed by known amounts, as audio (no accompaniment) and as pitch tracks.
+@Suite struct AutoLatencyCLITests {
+    /// A 12 s sung melody, its notes as the reference, and the take sung `latencyMs` late.
+    func song(_ s: Scratch, latencyMs: Double) throws -> (reference: String, audio: String, track: String) {
+        let notes = VoiceSynthesizer.melody(seconds: 12, midiRange: 57...69, seed: 5)
+        let json = notes.map { "{\"start_ms\": \(Int(($0.start * 1000).rounded())), \"duration_ms\": \(Int(($0.duration * 1000).rounded())), \"midi\": \($0.midi)}" }
+        let reference = try s.write("ref.json", "[" + json.joined(separator: ",\n") + "]\n")
+        var voice = VoiceSynthesizer()
+        voice.sampleRate = 16000
+        let late = notes.map { SungNote(midi: $0.midi, start: $0.start + latencyMs / 1000, duration: $0.duration) }
+        let sung = voice.render(late, seconds: 13, seed: 9)
+        let audio = s.path("take-\(Int(latencyMs)).wav")
+        try AudioBuffer(sampleRate: 16000, channels: [sung.samples]).write(path: audio, format: .wav16)
+        // The same take as a pitch track, every 10 ms.
+        var rows = ["time_s,f0_hz"]
+        for k in 0..<1300 {
+            let i = min(sung.f0.count - 1, k * 160)
+            rows.append(String(format: "%.2f,%.3f", Double(k) / 100, Double(sung.f0[i])))
+        }
+        return (reference, audio, try s.write("take-\(Int(latencyMs)).csv", rows.joined(separator: "\n") + "\n"))
+    }
+
+    func score(_ args: [String]) throws -> [String: Any] {
+        let r = try ktv(["score"] + args + ["--format", "json"])
+        try #require(r.status == 0, "\(r.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+    }
+
+    @Test(arguments: [-150.0, 120, 500])
+    func theLatencyIsFoundWithin20MsAndScoresAsTheTruthDoes(latencyMs: Double) throws {
+        let s = try Scratch()
+        let (reference, audio, track) = try song(s, latencyMs: latencyMs)
+        for take in [audio, track] {
+            let auto = try score([take, "--reference", reference, "--latency-ms", "auto"])
+            let truth = try score([take, "--reference", reference, "--latency-ms", String(latencyMs)])
+            let found = try #require(auto["latency_ms"] as? Double)
+            print("\(take.hasSuffix(".wav") ? "audio" : "pitch track") \(latencyMs) ms: estimated \(found) ms (confidence \(auto["latency_confidence"] ?? "-")), score \(auto["score"] ?? "-") against \(truth["score"] ?? "-") at the truth")
+            #expect(auto["latency_source"] as? String == "estimated")
+            #expect(truth["latency_source"] as? String == "given")
+            #expect(abs(found - latencyMs) <= 20, "\(take): \(found)")
+            let a = try #require(auto["score"] as? Double), t = try #require(truth["score"] as? Double)
+            #expect(abs(a - t) <= 3, "\(take): \(a) against \(t)")
+        }
+        // Without a latency the source is none.
+        #expect(try score([track, "--reference", reference])["latency_source"] as? String == "none")
+    }
+
+    @Test func aBatchRowCanAskForAuto() throws {
+        let s = try Scratch()
+        let (_, _, track) = try song(s, latencyMs: 250)
+        let m = try s.write("m.csv", "id,take,reference,latency_ms\nt0,\((track as NSString).lastPathComponent),ref.json,auto\nt1,\((track as NSString).lastPathComponent),ref.json,\n")
+        let r = try ktv(["batch", m, "-o", s.path("r.jsonl"), "--progress", "never"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = try String(contentsOfFile: s.path("r.jsonl"), encoding: .utf8)
+        #expect(lines.contains("\"latency_source\":\"estimated\"") && lines.contains("\"latency_source\":\"none\""), "\(lines.prefix(400))")
+        let usage = try ktv(["batch", m, "-o", s.path("r2.jsonl"), "--latency-ms", "soon"])
+        #expect(usage.status == 64 && usage.stderr.contains("neither a number of milliseconds nor auto"))
     }
 }

@@ -273,3 +273,37 @@ struct KTVRulesOnRecordedTakesTests {
         #expect(!card.findings.contains { $0.code == "flat" || $0.code == "sharp" })
     }
 }
+
+/// `--latency-ms auto` (issue 20): the delay found from the take against the reference.
+@Suite struct LatencyEstimatorTests {
+    let melody = generatedMelody()
+
+    @Test(arguments: [-150.0, 0, 120, 250, 500])
+    func aShiftedPitchTrackIsFoundWithin20Ms(latencyMs: Double) throws {
+        let take = sungTake(melody, lateMs: latencyMs)
+        let e = try LatencyEstimator.estimate(take, reference: melody)
+        print("latency \(latencyMs) ms: estimated \(e.latencyMs) ms, confidence \(e.confidence)")
+        #expect(e.used)
+        #expect(abs(e.latencyMs - latencyMs) <= 20, "\(e)")
+        let atTruth = try KTVRules().judge(try LatencyAligner(latencyMs: latencyMs).align(take), against: melody).score
+        let atEstimate = try KTVRules().judge(try LatencyAligner(latencyMs: e.latencyMs).align(take), against: melody).score
+        #expect(abs(atTruth - atEstimate) <= 3, "\(atTruth) at the truth, \(atEstimate) at the estimate")
+    }
+
+    @Test func aTransposedOrFlatSingerIsAlignedToo() throws {
+        for detune in [-45.0, 300, -1200] {
+            let e = try LatencyEstimator.estimate(sungTake(melody, detuneCents: detune, lateMs: 200), reference: melody)
+            #expect(e.used && abs(e.latencyMs - 200) <= 20, "\(detune) cents: \(e)")
+        }
+    }
+
+    @Test func aDroneGivesNoConfidentEstimate() throws {
+        // One voiced stretch on one pitch: no onset and no movement to line up.
+        let drone = sungTake(melody) { t, _, _ in t > 500 && t < 30_000 ? 6600 : nil }
+        let e = try LatencyEstimator.estimate(drone, reference: melody)
+        print("drone: \(e)")
+        #expect(!e.used, "\(e)")
+        let silent = try LatencyEstimator.estimate(sungTake(melody) { _, _, _ in nil }, reference: melody)
+        #expect(!silent.used && silent.latencyMs == 0)
+    }
+}
