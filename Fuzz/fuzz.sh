@@ -22,7 +22,16 @@ HARNESSES=("$@")
 max_len() { case $1 in audio) echo 131072 ;; *) echo 65536 ;; esac; }
 timeout_s() { case $1 in audio) echo 60 ;; *) echo 30 ;; esac; }
 
+# SwiftPM keeps the main package's list of source files from the first build of $OUT: a file added
+# since is "not in scope" there. When the list changed, the build state starts afresh (the corpora,
+# crashes and logs stay).
+sources=$(find Sources -name '*.swift' | sort | sha1sum | cut -c1-16)
+if [ -f "$OUT/sources.stamp" ] && [ "$(cat "$OUT/sources.stamp")" != "$sources" ]; then
+    echo "fuzz: the main package's source files changed; rebuilding $OUT from scratch (corpora kept)"
+    find "$OUT" -mindepth 1 -maxdepth 1 ! -name corpus ! -name crashes ! -name logs -exec rm -rf {} +
+fi
 mkdir -p "$OUT"
+echo "$sources" > "$OUT/sources.stamp"
 echo "fuzz: building the fuzz package (debug, -sanitize=fuzzer,address) into $OUT/ (log: $OUT/build.log)"
 start=$(date +%s)
 # Plain --sanitize=fuzzer links libFuzzer but leaves the Swift code uninstrumented: -Xswiftc adds the
