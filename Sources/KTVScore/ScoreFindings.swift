@@ -117,7 +117,7 @@ public enum ScoreFindings {
         let melodySpread = spread(written), sungSpread = spread(sungPitches)
         if sung.count >= 4, melodySpread >= minMelodySpreadCents, sungSpread < c.monotoneShare * melodySpread {
             out.append(Finding(code: "monotone", severity: .fault,
-                               message: "the voice barely moves: the notes sung spread \(Int(sungSpread.rounded())) cents where the melody's spread \(Int(melodySpread.rounded())); follow the tune up and down instead of holding one pitch",
+                               message: "the voice barely moves: the notes sung spread \(Int(sungSpread.rounded())) cent(s) where the melody's spread \(Int(melodySpread.rounded())); follow the tune up and down instead of holding one pitch",
                                value: sungSpread, unit: "cents"))
         }
 
@@ -151,8 +151,10 @@ public enum ScoreFindings {
                                message: "\(wrong.count) of \(sung.count) notes sung a semitone or more off the melody (after the key), in \(lineList(wrong.map(\.line))); practise those lines slowly against the reference",
                                value: Double(wrong.count), unit: "notes", lines: Array(Set(wrong.map(\.line))).sorted(), count: wrong.count))
         }
+        // A drone's few notes near its pitch lean wherever it sits: no habit to name.
+        let monotone = out.contains { $0.code == "monotone" }
         let inTune = sung.compactMap { abs($0.note.medianErrorCents ?? 0) < c.wrongNoteCents ? $0.note.medianErrorCents : nil }
-        if inTune.count >= 3, let mean = Stats.mean(inTune) {
+        if !monotone, inTune.count >= 3, let mean = Stats.mean(inTune) {
             let lean = mean + rest
             if abs(lean) >= c.leanCents {
                 out.append(Finding(code: lean < 0 ? "flat" : "sharp", severity: .warning,
