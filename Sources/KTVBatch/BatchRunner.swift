@@ -29,11 +29,15 @@ public struct BatchConfiguration: Sendable {
             "Takes scored at once, each worker with its own pitch tracker; at most this many takes are in memory.")
         public static let referenceCacheSize = Parameter<Int>("referenceCacheSize", unit: "references", range: 1...100_000, default: 256,
             "Reference melodies kept in memory, shared by the workers; the least recently used is dropped first.")
-        public static let all: [ParameterInfo] = [jobs.info, referenceCacheSize.info]
+        public static let takeTimeoutS = Parameter<Double>("takeTimeoutS", unit: "s", range: 1...86_400, default: 900,
+            "A worker process that gives no result for a take in this long is killed, and the take retried once, then written as a crash (child-process workers only).")
+        public static let all: [ParameterInfo] = [jobs.info, referenceCacheSize.info, takeTimeoutS.info]
     }
 
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
     public var referenceCacheSize = Spec.referenceCacheSize.defaultValue
+    /// How long a worker process may take over one take before it is killed.
+    public var takeTimeoutS = Spec.takeTimeoutS.defaultValue
     /// Stop starting takes after the first failure (those in flight finish and are written).
     public var failFast = false
     /// Only the rows of this shard.
@@ -55,6 +59,7 @@ public struct BatchConfiguration: Sendable {
         do {
             try Spec.jobs.check(jobs)
             try Spec.referenceCacheSize.check(referenceCacheSize)
+            try Spec.takeTimeoutS.check(takeTimeoutS)
         } catch { throw BatchError(error) }
         do { _ = try tracker.validated() } catch { throw .invalidParameter(name: "tracker", value: "\(error)", allowed: "a valid pitch configuration") }
         // The defaults a row takes are checked here, once, as settings (a row's own values are its own).
@@ -140,7 +145,7 @@ public enum BatchRunner {
             }
             summary.referencesRead = cache.loads
         case let .childProcesses(launcher):
-            await runChildren(launcher, manifest: manifest, jobs: jobs, state: state)
+            await runChildren(launcher, manifest: manifest, jobs: jobs, timeoutS: configuration.takeTimeoutS, state: state)
         }
         results.sync()
         if let error = state.writeError { throw .io(error) }

@@ -37,6 +37,8 @@ public struct WorkerLauncher: Sendable {
 /// purpose, as a crash in the scoring code would. Documented for tests; not for production use.
 public enum WorkerFailpoint {
     public static let variable = "KTV_BATCH_CRASH_ID"
+    /// Likewise: a worker given the row with this id never answers (a hang, for the take timeout).
+    public static let hangVariable = "KTV_BATCH_HANG_ID"
 }
 
 /// The worker's side of the pipes: a header line naming the manifest (for relative paths and
@@ -53,12 +55,16 @@ public enum WorkerServer {
         let cache = ReferenceCache(options: configuration.reference, capacity: configuration.referenceCacheSize)
         let worker = BatchWorker(manifest: manifest, configuration: configuration, cache: cache)
         let crashId = ProcessInfo.processInfo.environment[WorkerFailpoint.variable]
+        let hangId = ProcessInfo.processInfo.environment[WorkerFailpoint.hangVariable]
         while let line = lines.next() {
             guard let message = try? JSONReader.parse(line), let row = ManifestRow(message: message) else {
                 throw .badManifest(path: "<worker input>", line: nil, detail: "a row message that is not {\"line\", \"values\"}")
             }
             if let crashId, row.id == crashId {
                 fatalError("\(WorkerFailpoint.variable)=\(crashId): this worker traps on purpose (a test failpoint)")
+            }
+            if let hangId, row.id == hangId {
+                while true { sleep(3600) }   // the test failpoint: never answers
             }
             var reply: [(String, JSONValue)]
             switch worker.score(row) {
@@ -145,9 +151,19 @@ final class ChildWorker {
         return true
     }
 
-    /// The row's result line, or how the worker died.
-    func score(_ row: ManifestRow) -> Result<JSONValue, Death> {
-        guard send(row.message), let line = output.next(), let reply = try? JSONReader.parse(line) else { return .failure(ended()) }
+    /// The row's result line, or how the worker died (killed when it gave none within `timeoutS`).
+    func score(_ row: ManifestRow, timeoutS: Double) -> Result<JSONValue, Death> {
+        guard send(row.message) else { return .failure(ended()) }
+        let line: [UInt8]?
+        switch output.next(timeoutS: timeoutS) {
+        case let .line(l): line = l
+        case .end: line = nil
+        case .timedOut:
+            kill(process.processIdentifier, SIGKILL)
+            let death = ended()
+            return .failure(Death(description: "given no result in \(Int(timeoutS)) s, it was killed (\(death))"))
+        }
+        guard let line, let reply = try? JSONReader.parse(line) else { return .failure(ended()) }
         if case let .int(b)? = reply["peak_rss"] { peakBytes = max(peakBytes, b) }
         if case let .int(n)? = reply["references_read"] { referencesRead = n }
         return .success(reply)
@@ -220,16 +236,34 @@ struct FDLineReader {
         self.owner = owner
     }
 
+    enum Next { case line([UInt8]), end, timedOut }
+
     /// The next line without its `\n`; nil at the end (a last line without `\n` is dropped: it was torn).
     mutating func next() -> [UInt8]? {
+        if case let .line(l) = next(timeoutS: nil) { return l }
+        return nil
+    }
+
+    /// The next line, the end, or no line within `timeoutS` (nil: wait as long as it takes).
+    mutating func next(timeoutS: Double?) -> Next {
+        let deadline = timeoutS.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) }
         while true {
             if let nl = buffer[start...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[start..<nl])
                 start = nl + 1
                 if start > 1 << 16 { buffer.removeFirst(start); start = 0 }
-                return line
+                return .line(line)
             }
-            guard !atEnd else { return nil }
+            guard !atEnd else { return .end }
+            if let deadline {
+                let now = DispatchTime.now().uptimeNanoseconds
+                guard now < deadline else { return .timedOut }
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let waitMs = Int32(min(Double(Int32.max), Double(deadline - now) / 1e6 + 1))
+                let ready = poll(&p, 1, waitMs)
+                if ready < 0 && errno == EINTR { continue }
+                if ready == 0 { continue }   // the deadline is checked above
+            }
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
@@ -242,7 +276,7 @@ struct FDLineReader {
 extension BatchRunner {
     /// The workers as child processes: one thread a worker waiting on its pipes (not the cooperative
     /// pool, whose few threads would leave workers unfed when jobs exceed cores).
-    static func runChildren(_ launcher: WorkerLauncher, manifest: Manifest, jobs: Int, state: RunState) async {
+    static func runChildren(_ launcher: WorkerLauncher, manifest: Manifest, jobs: Int, timeoutS: Double, state: RunState) async {
         let group = DispatchGroup()
         for _ in 0..<jobs {
             group.enter()
@@ -257,7 +291,7 @@ extension BatchRunner {
                         do {
                             let worker = try child ?? ChildWorker(launcher, manifest: manifest)
                             child = worker
-                            switch worker.score(row) {
+                            switch worker.score(row, timeoutS: timeoutS) {
                             case let .success(reply): outcome = Self.outcome(reply, row: row, manifest: manifest)
                             case let .failure(death): throw death
                             }

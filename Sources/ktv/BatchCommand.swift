@@ -31,6 +31,9 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(BatchConfiguration.Spec.referenceCacheSize.help))
     var referenceCacheSize = BatchConfiguration.Spec.referenceCacheSize.defaultValue
 
+    @Option(name: .customLong("take-timeout-seconds"), help: ArgumentHelp(BatchConfiguration.Spec.takeTimeoutS.help))
+    var takeTimeoutS = BatchConfiguration.Spec.takeTimeoutS.defaultValue
+
     @Flag(help: "Continue the results file: skip ids it holds with status ok (or reason crash), drop a line an earlier crash cut off, append.")
     var resume = false
 
@@ -96,6 +99,7 @@ struct BatchCommand: AsyncParsableCommand {
         var c = BatchConfiguration()
         if let jobs { c.jobs = jobs }
         c.referenceCacheSize = referenceCacheSize
+        c.takeTimeoutS = takeTimeoutS
         if let shard { do { c.shard = try BatchShard(parsing: shard) } catch { throw batchUsage(error) } }
         c.failFast = failFast
         var defaults = RowDefaults()
@@ -184,7 +188,7 @@ final class ProgressDisplay: @unchecked Sendable {
 
 /// A batch setting out of range: a usage error naming the flag.
 func batchUsage(_ error: BatchError) -> Error {
-    error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
+    error.parameterError.map { usageError($0, flags: ["takeTimeoutS": "--take-timeout-seconds"]) } ?? ValidationError("\(error)")
 }
 
 /// Exit code and message for a batch that cannot run: a bad manifest 65, files 74, results already there 64.

@@ -113,3 +113,27 @@ import Testing
         }
     }
 }
+
+/// A take that hangs its worker (the `KTV_BATCH_HANG_ID` failpoint) does not hang the batch.
+@Suite struct BatchTimeoutCLITests {
+    @Test func aHungWorkerIsKilledAtTheTimeoutAndTheBatchEnds() throws {
+        let s = try Scratch()
+        try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n0.2,261.63\n0.3,261.63\n")
+        let manifest = try s.write("m.csv", "id,take,reference\n" + (0..<4).map { "t\($0),take.csv,ref.json" }.joined(separator: "\n") + "\n")
+        let out = s.path("r.jsonl")
+        let start = Date()
+        let r = try runProcess(URL(fileURLWithPath: "/usr/bin/timeout"),
+                               ["120", "/usr/bin/env", "KTV_BATCH_HANG_ID=t1", KTVBinary.url.path, "batch", manifest, "-o", out,
+                                "--take-timeout-seconds", "2", "--jobs", "2", "--progress", "never"])
+        #expect(r.status == 1, "exit \(r.status) (124: the batch hung): \(r.stderr)")
+        #expect(Date().timeIntervalSince(start) < 60)
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        let t1 = lines.first { $0.contains("\"id\":\"t1\"") } ?? ""
+        #expect(t1.contains("\"reason\":\"crash\"") && t1.contains("given no result in 2 s, it was killed"), "\(t1)")
+        #expect(lines.filter { $0.contains("\"status\":\"ok\"") }.count == 3)
+        let bad = try ktv(["batch", manifest, "-o", s.path("r2.jsonl"), "--take-timeout-seconds", "0"])
+        #expect(bad.status == 64 && bad.stderr.contains("--take-timeout-seconds"), "\(bad.stderr)")
+    }
+}
