@@ -1,6 +1,13 @@
 import Foundation
 import Testing
 
+/// `n` rows of one short pitch-track take (t0, t1, …) against a one-note reference.
+func pitchBatch(_ s: Scratch, rows n: Int) throws -> String {
+    try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+    try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n0.2,261.63\n0.3,261.63\n")
+    return try s.write("m.csv", "id,take,reference\n" + (0..<n).map { "t\($0),take.csv,ref.json" }.joined(separator: "\n") + "\n")
+}
+
 /// `ktv batch` with its workers as child processes: a worker killed mid-take, a take that traps
 /// every worker it is given (the test failpoint), and the batch flags checked once as usage.
 @Suite struct BatchIsolationCLITests {
@@ -63,9 +70,7 @@ import Testing
 
     @Test func aRowThatCrashesTwoWorkersIsWrittenAsACrashAndTheRestAreScored() throws {
         let s = try Scratch()
-        try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
-        try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n0.2,261.63\n0.3,261.63\n")
-        let manifest = try s.write("m.csv", "id,take,reference\n" + (0..<8).map { "t\($0),take.csv,ref.json" }.joined(separator: "\n") + "\n")
+        let manifest = try pitchBatch(s, rows: 8)
         let out = s.path("r.jsonl")
         let crash = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
                                    ["KTV_BATCH_CRASH_ID=t3", KTVBinary.url.path, "batch", manifest, "-o", out, "--jobs", "2", "--progress", "never"])
@@ -118,9 +123,7 @@ import Testing
 @Suite struct BatchTimeoutCLITests {
     @Test func aHungWorkerIsKilledAtTheTimeoutAndTheBatchEnds() throws {
         let s = try Scratch()
-        try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
-        try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n0.2,261.63\n0.3,261.63\n")
-        let manifest = try s.write("m.csv", "id,take,reference\n" + (0..<4).map { "t\($0),take.csv,ref.json" }.joined(separator: "\n") + "\n")
+        let manifest = try pitchBatch(s, rows: 4)
         let out = s.path("r.jsonl")
         let start = Date()
         let r = try runProcess(URL(fileURLWithPath: "/usr/bin/timeout"),
