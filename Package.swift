@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "KTVSync", targets: ["KTVSync"]),
         .library(name: "KTVScore", targets: ["KTVScore"]),
         .library(name: "KTVBatch", targets: ["KTVBatch"]),
+        .library(name: "KTVReport", targets: ["KTVReport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -42,10 +43,18 @@ let package = Package(
         // Scoring a manifest of takes: on every core, resumable, sharded across machines.
         .target(name: "KTVBatch", dependencies: ["KTVCore", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore"]),
 
+        // Pages people look at: a take's HTML page and a batch's dashboard, from the templates in
+        // Sources/KTVReport/Templates (compiled in by the EmbedTemplates plugin, so `ktv` needs no
+        // resource files beside it).
+        .target(name: "KTVReport", dependencies: ["KTVCore", "KTVScore", "KTVBatch"],
+                exclude: ["Templates"], plugins: ["EmbedTemplates"]),
+        .executableTarget(name: "ktv-embed"),
+        .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["ktv-embed"]),
+
         .executableTarget(
             name: "ktv",
             dependencies: [
-                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore", "KTVBatch",
+                "KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore", "KTVBatch", "KTVReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "ktv-bench", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSynth", "KTVSync", "KTVScore", "KTVBatch"]),
@@ -58,6 +67,7 @@ let package = Package(
         .testTarget(name: "KTVSyncTests", dependencies: ["KTVSync", "KTVLyrics", "KTVCore"]),
         .testTarget(name: "KTVScoreTests", dependencies: ["KTVScore", "KTVPitch", "KTVLyrics", "KTVCore", "KTVSynth"]),
         .testTarget(name: "KTVBatchTests", dependencies: ["KTVBatch", "KTVScore", "KTVCore"]),
+        .testTarget(name: "KTVReportTests", dependencies: ["KTVReport", "KTVBatch", "KTVScore", "KTVCore", "KTVSynth"]),
         // The inputs the fuzzers saved (fixtures/fuzz/) through the harnesses' own code, which
         // FuzzTargets/ links to (Fuzz/Sources/FuzzTargets, the fuzz package beside this one).
         .testTarget(name: "KTVFuzzRegressionTests", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore"]),

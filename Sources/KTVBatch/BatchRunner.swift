@@ -22,6 +22,14 @@ public struct RowDefaults: Sendable {
     public init() {}
 }
 
+/// Something written for each take a worker scores, beside its result line (the `ktv` executable
+/// gives one that writes the take's HTML page). It runs in the worker, and its time counts in the
+/// take's `elapsed_ms`. A failure is recorded in the result as `page_error`; the take stays scored.
+public protocol TakeArtifactWriter: Sendable {
+    /// Writes it and returns its path, which the result records as `page`.
+    func write(id: String, takePath: String, referencePath: String, result: Scorer.Result) throws -> String
+}
+
 /// A batch's settings, checked once.
 public struct BatchConfiguration: Sendable {
     public enum Spec {
@@ -52,6 +60,8 @@ public struct BatchConfiguration: Sendable {
     public var reference = ReferenceOptions()
     /// Where the workers run: in this process, or as child processes a crash cannot take down.
     public var isolation = WorkerIsolation.inProcess
+    /// Written for each take scored, in the worker, after scoring (`ktv batch --html-dir`: its page).
+    public var takeWriter: (any TakeArtifactWriter)?
 
     public init() {}
 
@@ -274,8 +284,13 @@ struct BatchWorker {
             }.get()
             let result = try scorer.score(request, reference: reference)
             var json = ScoreReport.json(result.card, take: row[.take] ?? "", reference: row[.reference] ?? "")
-            if !result.truncations.isEmpty, case var .object(members) = json {
-                members.append(("warnings", .array(result.truncations.map { .string("\($0)") })))
+            if case var .object(members) = json {
+                if !result.truncations.isEmpty { members.append(("warnings", .array(result.truncations.map { .string("\($0)") }))) }
+                if let writer = configuration.takeWriter, let id = row.id {
+                    do { members.append(("page", .string(try writer.write(id: id, takePath: request.take, referencePath: referencePath, result: result)))) } catch {
+                        members.append(("page_error", .string("\(error)")))
+                    }
+                }
                 json = .object(members)
             }
             return .success((json, result.card.score, result.card.rules))

@@ -238,6 +238,9 @@ struct FDLineReader {
 
     enum Next { case line([UInt8]), end, timedOut }
 
+    /// Bytes after the last newline once the end is reached: a torn last line when not 0.
+    var unterminatedBytes: Int { buffer.count - start }
+
     /// The next line without its `\n`; nil at the end (a last line without `\n` is dropped: it was torn).
     mutating func next() -> [UInt8]? {
         if case let .line(l) = next(timeoutS: nil) { return l }

@@ -324,6 +324,7 @@ public struct FreeTimingAligner: TakeAligner {
         summary.referenceStartMs = refStart
         summary.stepMs = stepMs
         sungTake.warp = summary
+        sungTake.recordingTimesS = Array(take.timesS[first...last])
         return sungTake
     }
 }

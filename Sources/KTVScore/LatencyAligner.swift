@@ -19,7 +19,9 @@ public struct LatencyAligner: TakeAligner {
         var song = take
         song.timesS = take.timesS.map { $0 - shiftS }
         let first = song.timesS.first ?? 0, last = song.timesS.last ?? 0
-        return SungTake(contour: song, coveredMs: Int((first * 1000).rounded(.down))...Int((last * 1000).rounded(.up)),
-                        latencyMs: latencyMs)
+        var sung = SungTake(contour: song, coveredMs: Int((first * 1000).rounded(.down))...Int((last * 1000).rounded(.up)),
+                            latencyMs: latencyMs)
+        sung.recordingTimesS = take.timesS
+        return sung
     }
 }

@@ -55,7 +55,7 @@ public struct ProgressLogAligner: TakeAligner {
     }
 
     public func align(_ take: PitchContour) throws(ScoreError) -> SungTake {
-        var times: [Double] = [], hz: [Double?] = []
+        var times: [Double] = [], hz: [Double?] = [], recorded: [Double] = []
         var spans: [ClosedRange<Int>] = []
         var index = 0
         let stepMs = take.count > 1 ? (take.timesS[take.count - 1] - take.timesS[0]) * 1000 / Double(take.count - 1) : 10
@@ -69,6 +69,7 @@ public struct ProgressLogAligner: TakeAligner {
                     let keep = times.firstIndex { $0 >= songMs * 0.001 } ?? times.count
                     times.removeSubrange(keep...)
                     hz.removeSubrange(keep...)
+                    recorded.removeSubrange(keep...)
                     spans = spans.compactMap { $0.lowerBound < Int(songMs) ? $0.lowerBound...min($0.upperBound, Int(songMs)) : nil }
                 } else if songMs * 0.001 <= last {
                     // A callback that reports a position a little behind the one before (jitter, not
@@ -85,11 +86,14 @@ public struct ProgressLogAligner: TakeAligner {
             }
             times.append(songMs / 1000)
             hz.append(take.f0Hz[k])
+            recorded.append(take.timesS[k])
         }
         guard let first = times.first, let last = times.last else {
             throw .badTake(path: logName, line: nil, detail: "no moment of the take falls while \(quoted(device))'s player was playing")
         }
-        return SungTake(contour: PitchContour(timesS: times, f0Hz: hz),
-                        coveredMs: Int((first * 1000).rounded(.down))...Int((last * 1000).rounded(.up)), spansMs: spans, latencyMs: latencyMs)
+        var sung = SungTake(contour: PitchContour(timesS: times, f0Hz: hz),
+                            coveredMs: Int((first * 1000).rounded(.down))...Int((last * 1000).rounded(.up)), spansMs: spans, latencyMs: latencyMs)
+        sung.recordingTimesS = recorded
+        return sung
     }
 }

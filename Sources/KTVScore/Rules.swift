@@ -14,6 +14,10 @@ public struct SungTake: Sendable, Equatable {
     public var latencyMs: Double
     /// Set when the take was placed by free-timing alignment: what the warping did.
     public var warp: WarpSummary?
+    /// The recording's own time of each contour sample, seconds, parallel to `contour` (both in the
+    /// order sung, so non-decreasing): the map between the recording's clock and the song's, for a
+    /// player that follows the song while it plays the recording. Nil when the aligner did not say.
+    public var recordingTimesS: [Double]?
 
     public init(contour: PitchContour, coveredMs: ClosedRange<Int>, spansMs: [ClosedRange<Int>]? = nil, latencyMs: Double) {
         self.contour = contour

@@ -2,13 +2,24 @@ import ArgumentParser
 import Foundation
 import KTVBatch
 import KTVCore
+import KTVReport
 import KTVScore
 
-/// `ktv batch MANIFEST`: every take a manifest lists, scored on every core into a JSON Lines file.
+/// `ktv batch MANIFEST …` scores a manifest (the default subcommand); `ktv batch report RESULTS`
+/// turns a results file into a summary, a CSV and a dashboard.
 struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
-        abstract: "Score the takes a manifest lists: on every core, resumable, and split across machines with --shard.",
+        abstract: "Score the takes a manifest lists, or report on a results file.",
+        subcommands: [BatchRunCommand.self, BatchReportCommand.self],
+        defaultSubcommand: BatchRunCommand.self)
+}
+
+/// `ktv batch MANIFEST`: every take a manifest lists, scored on every core into a JSON Lines file.
+struct BatchRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Score the takes a manifest lists: on every core, resumable, and split across machines with --shard (`ktv batch MANIFEST` is short for `ktv batch run MANIFEST`).",
         discussion: """
         The manifest is CSV with a header row, or JSON Lines (- for standard input). Columns: id, take, reference (required);
         lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms (a row's value
@@ -56,6 +67,9 @@ struct BatchCommand: AsyncParsableCommand {
 
     @Option(help: "Also write the summary as JSON here (atomically).")
     var summary: String?
+
+    @Option(help: "Write each scored take's page here as <id>.html (HTML, as `ktv score --html` writes it; the result records it as page), for `ktv batch report --html` to link to.")
+    var htmlDir: String?
 
     @Option(help: "Rule set for rows without a rules value: ktv, agora or ultrastar.")
     var rules: ScoringRuleSet = .ktv
@@ -113,6 +127,7 @@ struct BatchCommand: AsyncParsableCommand {
         var t = try tracker.configuration()
         t.threads = tracker.threads == 0 ? 1 : tracker.threads
         c.tracker = t
+        c.takeWriter = htmlDir.map { TakePageWriter(directory: $0) }
         do { return try c.validated() } catch { throw batchUsage(error) }
     }
 
@@ -123,6 +138,7 @@ struct BatchCommand: AsyncParsableCommand {
             return
         }
         config.isolation = .childProcesses(launcher())
+        if let htmlDir { try makeFolder(htmlDir) }
         let parsed: Manifest
         do { parsed = try Manifest.read(path: manifest) } catch { throw batchFailure(error) }
         let results: ResultsLog

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KTVAudio
 import KTVCore
+import KTVReport
 import KTVScore
 import KTVSync
 
@@ -63,5 +64,16 @@ func scoreFailure(_ error: Error) -> Error {
     default:
         printError("ktv: \(error)")
         return ExitCode(KTVExitCode.dataError)
+    }
+}
+
+/// Exit code and message for a page or report that cannot be written: too large to embed or a bad
+/// setting 64, a bad results file 65, files 74.
+func reportFailure(_ error: ReportError) -> Error {
+    printError("ktv: \(error)")
+    switch error {
+    case .audioTooLarge, .invalidParameter: return ExitCode(KTVExitCode.usage)
+    case .badResults: return ExitCode(KTVExitCode.dataError)
+    case .io: return ExitCode(KTVExitCode.ioError)
     }
 }

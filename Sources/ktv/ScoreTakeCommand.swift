@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KTVCore
+import KTVReport
 import KTVScore
 import KTVSync
 
@@ -49,6 +50,12 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: "Draw the notes, the sung pitch and each line's score (SVG) here, atomically.")
     var svg: String?
 
+    @Option(help: "Write the take's page here (HTML, one self-contained file, atomically): the song's timeline with the notes, your pitch and each line's score, the findings, and a player that follows the song.")
+    var html: String?
+
+    @Flag(help: ArgumentHelp("With --html: carry the recording inside the page instead of linking to it. " + TakePageConfiguration.Spec.maxEmbedMB.help))
+    var embedAudio = false
+
     @Option(help: "Report: text or json.")
     var format: ReportFormat = .text
 
@@ -62,6 +69,7 @@ struct ScoreTakeCommand: ParsableCommand {
         if (progressLog == nil) != (device == nil) { throw ValidationError("--progress-log and --device go together") }
         if timing == .free && (progressLog != nil || latencyMs != nil) { throw ValidationError("--timing free aligns the take itself; drop --progress-log and --latency-ms") }
         try reference.requireOne(reference.reference)
+        if embedAudio && html == nil { throw ValidationError("--embed-audio goes with --html") }
         if let accompaniment, (try? Scorer.isAudio(path: take)) == false {
             throw ValidationError("--accompaniment \(accompaniment) goes with an audio take, and \(take) is a pitch track: it has no accompaniment bleed to cancel; drop --accompaniment, or score the recording")
         }
@@ -86,11 +94,25 @@ struct ScoreTakeCommand: ParsableCommand {
             result = try scorer.score(try request(), reference: melody)
         } catch { throw scoreFailure(error) }
         for t in result.truncations { printError("ktv: warning: \(t)") }
+        if let html { try writePage(result, to: html) }
         if let svg { try emit(Array(ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent).utf8), to: svg) }
         switch format {
         case .json: try emit(Array(ScoreReport.json(result.card, take: take, reference: reference.name).serialized().utf8), to: output)
         case .text: try emit(Array(ScoreReport.text(result.card, take: take).utf8), to: output)
         }
+    }
+
+    /// The take's page: the recording linked relative to the page (or carried in it), none for a pitch track.
+    func writePage(_ result: Scorer.Result, to html: String) throws {
+        let audio: PageAudio = (try? Scorer.isAudio(path: take)) == true
+            ? (embedAudio ? .embed(path: take) : .link(TakePage.link(from: html, to: take)))
+            : .none(reason: "No recording to play: the take is a pitch track.")
+        let page: String
+        do {
+            page = try TakePage.render(result.card, sung: result.sung, take: take, reference: reference.name,
+                                       title: (take as NSString).lastPathComponent, audio: audio)
+        } catch { throw reportFailure(error) }
+        try emit(Array(page.utf8), to: html)
     }
 
     /// The take and how to score it, as the library takes it.

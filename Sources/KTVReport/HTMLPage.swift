@@ -1,0 +1,67 @@
+import Foundation
+import KTVCore
+
+/// A page template filled in. Each template (Templates/*.html) is a whole page with four
+/// placeholders: `{{csp}}`, `{{title}}`, `{{generator}}` and `{{data}}`. The data goes in as one JSON
+/// block the page's script reads; nothing from a file is ever written into markup unescaped.
+struct HTMLPage {
+    let template: String
+    /// The page's Content-Security-Policy: no network, and no script or style but the template's own
+    /// (by their SHA-256), so a word that slipped through as markup still could not run.
+    let contentSecurityPolicy: String
+
+    init(template: String) {
+        self.template = template
+        let script = Self.hashSource(of: "script", in: template)
+        let style = Self.hashSource(of: "style", in: template)
+        contentSecurityPolicy = "default-src 'none'; script-src \(script); style-src \(style); img-src data:; "
+            + "media-src 'self' file: data: blob:; base-uri 'none'; form-action 'none'"
+    }
+
+    /// `'sha256-…'` of the text inside the template's plain `<tag>` element (the one without
+    /// attributes: the JSON block is `<script type="application/json">` and is data, not code).
+    static func hashSource(of tag: String, in template: String) -> String {
+        guard let open = template.range(of: "<\(tag)>"),
+              let close = template.range(of: "</\(tag)>", range: open.upperBound..<template.endIndex) else { return "'none'" }
+        let body = Array(template[open.upperBound..<close.lowerBound].utf8)
+        return "'sha256-\(Data(SHA256.digest(body)).base64EncodedString())'"
+    }
+
+    /// The page: each placeholder replaced in one pass, so text put in is never read as a placeholder.
+    func render(title: String, data: JSONValue) -> String {
+        let values = ["csp": xmlEscaped(contentSecurityPolicy), "title": xmlEscaped(title), "generator": "ktv",
+                      "data": Self.scriptSafeJSON(data)]
+        var out = "", rest = template[...]
+        while let open = rest.range(of: "{{") {
+            out += rest[..<open.lowerBound]
+            if let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex),
+               let value = values[String(rest[open.upperBound..<close.lowerBound])] {
+                out += value
+                rest = rest[close.upperBound...]
+            } else {
+                out += "{{"
+                rest = rest[open.upperBound...]
+            }
+        }
+        return out + rest
+    }
+
+    /// JSON that cannot end its `<script>` element or open a comment there: `<`, `>` and `&` written
+    /// as `\u003c`, `\u003e`, `\u0026` (the same string to `JSON.parse`).
+    static func scriptSafeJSON(_ value: JSONValue) -> String {
+        var out = ""
+        let text = value.serialized(pretty: false)
+        out.reserveCapacity(text.utf8.count + 64)
+        for c in text.unicodeScalars {
+            switch c {
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}
