@@ -11,7 +11,7 @@ APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: setup build release test demo spark-demo bench assess fuzz fuzz-smoke clean
+.PHONY: setup build release test browser-test demo spark-demo bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -34,6 +34,22 @@ release:
 test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## browser-test: the HTML pages (ktv score --html, ktv batch report --html) in a real browser:
+## Debian's chromium (apt, as root or with sudo) driven headless by Playwright for Python (PyPI, into
+## .venv-browser), on generated takes, a 200-take batch, and ../shared's scenes and 七里香 when there.
+## Skipped, with the reason, where the browser or Playwright cannot be installed. Screenshots in
+## .build/browser/screenshots.
+BROWSER_OUT := .build/browser
+browser-test: release
+	@command -v chromium >/dev/null 2>&1 || { echo "installing: chromium"; $(APT_INSTALL) chromium; } || true; }
+	@if ! command -v chromium >/dev/null 2>&1; then echo "SKIP browser-test: no chromium, and apt could not install it"; exit 0; fi; \
+	if ! .venv-browser/bin/python -c 'import playwright' 2>/dev/null; then \
+	  rm -rf .venv-browser; \
+	  { python3 -m venv .venv-browser 2>/dev/null || { $(APT_INSTALL) python3-venv; } && python3 -m venv .venv-browser; }; } && \
+	  .venv-browser/bin/pip install -q playwright || { echo "SKIP browser-test: Playwright for Python could not be installed from PyPI"; exit 0; }; \
+	fi; \
+	.venv-browser/bin/python Tests/browser/pages_test.py --ktv $(KTV_RELEASE) --out $(BROWSER_OUT) --browser "$$(command -v chromium)"
 
 ## demo: run the tools on fixtures/ and print what they found
 demo: release
