@@ -46,22 +46,29 @@ struct HTMLPage {
         return out + rest
     }
 
+    static let lessThan = Array("\\u003c".utf8), greaterThan = Array("\\u003e".utf8), ampersand = Array("\\u0026".utf8)
+    static let lineSeparator = Array("\\u2028".utf8), paragraphSeparator = Array("\\u2029".utf8)
+
     /// JSON that cannot end its `<script>` element or open a comment there: `<`, `>` and `&` written
-    /// as `\u003c`, `\u003e`, `\u0026` (the same string to `JSON.parse`).
+    /// as `\u003c`, `\u003e`, `\u0026` (the same string to `JSON.parse`); U+2028 and U+2029 escaped
+    /// too, for readers that take the block as script. Works on the UTF-8 bytes: a page's data is
+    /// mostly the contour's numbers, and this runs once a take in a batch with pages.
     static func scriptSafeJSON(_ value: JSONValue) -> String {
-        var out = ""
         let text = value.serialized(pretty: false)
-        out.reserveCapacity(text.utf8.count + 64)
-        for c in text.unicodeScalars {
-            switch c {
-            case "<": out += "\\u003c"
-            case ">": out += "\\u003e"
-            case "&": out += "\\u0026"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default: out.unicodeScalars.append(c)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 256)
+        for b in text.utf8 {
+            switch b {
+            case 0x3C: out += lessThan
+            case 0x3E: out += greaterThan
+            case 0x26: out += ampersand
+            case 0xA8, 0xA9 where out.count >= 2 && out[out.count - 2] == 0xE2 && out[out.count - 1] == 0x80:
+                // U+2028 / U+2029 are E2 80 A8 / E2 80 A9 in UTF-8 (escapes written here are ASCII).
+                out.removeLast(2)
+                out += b == 0xA8 ? lineSeparator : paragraphSeparator
+            default: out.append(b)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

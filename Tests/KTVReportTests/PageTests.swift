@@ -108,6 +108,10 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
         #expect(TakePageWriter.fileName(id: String(repeating: "x", count: 300)).count == 60 + 1 + 8 + 5)
     }
 
+    @Test func scriptSafeJSONEscapesMarkupAndLineSeparators() {
+        #expect(HTMLPage.scriptSafeJSON(.string("a</script>&\u{2028}b\u{2029}é<!--")) == "\"a\\u003c/script\\u003e\\u0026\\u2028b\\u2029é\\u003c!--\"")
+    }
+
     @Test func placeholdersAreFilledInOnePass() {
         let page = HTMLPage(template: "<title>{{title}}</title><p>{{unknown}}</p><script type=\"application/json\">{{data}}</script>")
         let html = page.render(title: "{{data}}", data: .string("{{title}}"))
