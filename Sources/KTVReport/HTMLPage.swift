@@ -62,11 +62,15 @@ struct HTMLPage {
             case 0x3C: out += lessThan
             case 0x3E: out += greaterThan
             case 0x26: out += ampersand
-            case 0xA8, 0xA9 where out.count >= 2 && out[out.count - 2] == 0xE2 && out[out.count - 1] == 0x80:
-                // U+2028 / U+2029 are E2 80 A8 / E2 80 A9 in UTF-8 (escapes written here are ASCII).
-                out.removeLast(2)
-                out += b == 0xA8 ? lineSeparator : paragraphSeparator
-            default: out.append(b)
+            default:
+                // U+2028 / U+2029 are E2 80 A8 / E2 80 A9 in UTF-8 (escapes written here are ASCII;
+                // 在 is E5 9C A8, so the two bytes before matter).
+                if b == 0xA8 || b == 0xA9, out.count >= 2, out[out.count - 2] == 0xE2, out[out.count - 1] == 0x80 {
+                    out.removeLast(2)
+                    out += b == 0xA8 ? lineSeparator : paragraphSeparator
+                } else {
+                    out.append(b)
+                }
             }
         }
         return String(decoding: out, as: UTF8.self)

@@ -110,6 +110,8 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
 
     @Test func scriptSafeJSONEscapesMarkupAndLineSeparators() {
         #expect(HTMLPage.scriptSafeJSON(.string("a</script>&\u{2028}b\u{2029}é<!--")) == "\"a\\u003c/script\\u003e\\u0026\\u2028b\\u2029é\\u003c!--\"")
+        // Characters whose UTF-8 ends in A8 or A9 pass unchanged (在 is E5 9C A8, 嘩 E5 98 A9; 七里香's line 2).
+        #expect(HTMLPage.scriptSafeJSON(.string("在电线杆上多嘴 嘩")) == "\"在电线杆上多嘴 嘩\"")
     }
 
     @Test func placeholdersAreFilledInOnePass() {

@@ -115,8 +115,18 @@ def open_page(browser, path, shots, name):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto("file://" + os.path.abspath(path))
-    page.wait_for_function("document.body.dataset.ready === '1'", timeout=15000)
+    wait_for(page, "document.body.dataset.ready === '1'", 15)
     return page, errors, dialogs
+
+
+def wait_for(page, expression, seconds):
+    """Polls from outside the page: Playwright's wait_for_function evaluates strings inside it,
+    which the pages' Content-Security-Policy (rightly) refuses."""
+    deadline = time.time() + seconds
+    while not page.evaluate(expression):
+        if time.time() > deadline:
+            raise TimeoutError(f"{expression} still false after {seconds} s")
+        page.wait_for_timeout(50)
 
 
 def check_take(browser, name, path, has_audio, shots):
@@ -136,7 +146,7 @@ def check_take(browser, name, path, has_audio, shots):
         t = page.evaluate(f"songToTake({note['start_ms'] + note['duration_ms'] / 2}) / 1000")
         page.evaluate(f"document.getElementById('player').currentTime = {t}")
         try:
-            page.wait_for_selector(f"[data-line='{line['line']}'].current", timeout=5000)
+            wait_for(page, f"document.querySelector(\"[data-line='{line['line']}'].current\") !== null", 5)
             check(True, f"player at {t:.2f} s marks line {line['line']} current")
         except Exception:
             now = page.evaluate("[...document.querySelectorAll('.current')].map(e => e.dataset.line)")
@@ -147,7 +157,7 @@ def check_take(browser, name, path, has_audio, shots):
         # Where the player was sent (its first seek after the click; it plays on from there).
         page.evaluate("window.__seeks = []; document.getElementById('player').addEventListener('seeking', e => __seeks.push(e.target.currentTime))")
         page.locator(f"[data-line='{other['line']}']").click()
-        page.wait_for_function("window.__seeks.length > 0", timeout=5000)
+        wait_for(page, "window.__seeks.length > 0", 5)
         want = page.evaluate(f"Math.max(0, songToTake({other['start_ms']}) / 1000)")
         got = page.evaluate("window.__seeks[0]")
         check(abs(got - want) < 0.01, f"click on line {other['line']} seeks to {want:.2f} s (player at {got:.2f} s)")
