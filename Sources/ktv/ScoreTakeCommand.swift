@@ -50,6 +50,9 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: "Draw the notes, the sung pitch and each line's score (SVG) here, atomically.")
     var svg: String?
 
+    @Option(help: "With --svg: the lines drawn: all, judged (default; all when none was) or weakest:N (the N lowest-scored judged lines).")
+    var svgLines = "judged"
+
     @Option(help: "Write the take's page here (HTML, one self-contained file, atomically): the song's timeline with the notes, your pitch and each line's score, the findings, and a player that follows the song.")
     var html: String?
 
@@ -70,6 +73,7 @@ struct ScoreTakeCommand: ParsableCommand {
         if timing == .free && (progressLog != nil || latencyMs != nil) { throw ValidationError("--timing free aligns the take itself; drop --progress-log and --latency-ms") }
         try reference.requireOne(reference.reference)
         if embedAudio && html == nil { throw ValidationError("--embed-audio goes with --html") }
+        do { _ = try SVGLineSelection(parsing: svgLines) } catch { throw error.parameterError.map { usageError($0, flags: ["svgLines": "--svg-lines"]) } ?? ValidationError("\(error)") }
         if let accompaniment, (try? Scorer.isAudio(path: take)) == false {
             throw ValidationError("--accompaniment \(accompaniment) goes with an audio take, and \(take) is a pitch track: it has no accompaniment bleed to cancel; drop --accompaniment, or score the recording")
         }
@@ -95,7 +99,11 @@ struct ScoreTakeCommand: ParsableCommand {
         } catch { throw scoreFailure(error) }
         for t in result.truncations { printError("ktv: warning: \(t)") }
         if let html { try writePage(result, to: html) }
-        if let svg { try emit(Array(ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent).utf8), to: svg) }
+        if let svg {
+            let picture = ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent,
+                                          lines: (try? SVGLineSelection(parsing: svgLines)) ?? .judged)
+            try emit(Array(picture.utf8), to: svg)
+        }
         switch format {
         case .json: try emit(Array(ScoreReport.json(result.card, take: take, reference: reference.name).serialized().utf8), to: output)
         case .text: try emit(Array(ScoreReport.text(result.card, take: take).utf8), to: output)

@@ -76,6 +76,18 @@ import Testing
         #expect(r.status == 0 && r.out.contains("\"ids\": 5"))
     }
 
+    @Test func theSVGDrawsTheLinesAsked() throws {
+        let s = try Scratch()
+        _ = try pitchBatch(s, rows: 1)
+        var r = try ktv(["score", s.path("take.csv"), "--reference", s.path("ref.json"), "--svg", s.path("p.svg"), "--svg-lines", "all"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: s.path("p.svg"), encoding: .utf8)
+        #expect(svg.contains("1 of 1 lines (all)") && svg.contains("data-line=\"1\""))
+        r = try ktv(["score", s.path("take.csv"), "--reference", s.path("ref.json"), "--svg", s.path("q.svg"), "--svg-lines", "weakest:0"])
+        #expect(r.status == 64 && r.stderr.contains("--svg-lines") && r.stderr.contains("weakest:N"))
+        #expect(!FileManager.default.fileExists(atPath: s.path("q.svg")))
+    }
+
     @Test func aReportOfNoResultsFileIsAnIOErrorAndBadLinesAreNamed() throws {
         let s = try Scratch()
         var r = try ktv(["batch", "report", s.path("none.jsonl")])
