@@ -72,6 +72,11 @@ demo: release
 	@sed -n '1p;150,155p' $(DEMO_OUT)/vocals.f0.csv
 	@$(KTV_RELEASE) pitch eval fixtures/audio/demo-dualmono.f0.csv $(DEMO_OUT)/vocals.f0.csv
 	@echo
+	@echo "== ktv score $(DEMO_OUT)/split/vocals.wav against the track's own vocal, with its page and picture"
+	@$(KTV_RELEASE) score $(DEMO_OUT)/split/vocals.wav --reference-audio fixtures/audio/demo-dualmono.flac \
+	  --lyrics fixtures/audio/demo-dualmono.krc --html $(DEMO_OUT)/score.html --svg $(DEMO_OUT)/score.svg
+	@echo "wrote $(DEMO_OUT)/score.html (open it in a browser: the timeline, the lines, a player) and $(DEMO_OUT)/score.svg"
+	@echo
 	@echo "== ktv lyrics validate fixtures/audio/demo-dualmono.krc --audio fixtures/audio/demo-dualmono.flac"
 	@$(KTV_RELEASE) lyrics validate fixtures/audio/demo-dualmono.krc --audio fixtures/audio/demo-dualmono.flac
 	@echo

@@ -7,6 +7,7 @@ public struct TakePageConfiguration: Sendable, Equatable {
     public enum Spec {
         public static let maxEmbedMB = Parameter<Double>("maxEmbedMB", unit: "MB", range: 0.1...200, default: 25,
             "Largest recording an HTML page carries inside itself (base64 makes the page a third larger than the file).")
+        public static let all: [ParameterInfo] = [maxEmbedMB.info]
     }
     public var maxEmbedMB = Spec.maxEmbedMB.defaultValue
 

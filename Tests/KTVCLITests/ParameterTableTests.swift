@@ -5,6 +5,7 @@ import KTVBatch
 import KTVCore
 import KTVLyrics
 import KTVPitch
+import KTVReport
 import KTVScore
 import KTVSync
 
@@ -28,6 +29,7 @@ import KTVSync
         ("score-findings", FindingsConfiguration.Spec.all),
         ("score-latency", LatencyEstimatorConfiguration.Spec.all),
         ("batch", BatchConfiguration.Spec.all),
+        ("pages", TakePageConfiguration.Spec.all),
     ]
 
     @Test func readmeTablesMatchTheDeclarations() throws {
