@@ -62,11 +62,14 @@ def hostile_inputs(out):
     rate, latency = 16000, 0.1
     total = t / 1000 + 1
     samples = [0.0] * int(total * rate)
-    for n in notes:
+    for k, n in enumerate(notes):
         f0 = 440 * 2 ** ((n["midi"] - 69) / 12)
         a = int((n["start_ms"] / 1000 + latency) * rate)
+        ph = 0.0
         for i in range(int(n["duration_ms"] / 1000 * rate)):
-            ph = 2 * math.pi * f0 * i / rate
+            # The last note yodels two octaves up for 150 ms in its middle: pitch off the scale.
+            yodel = k == len(notes) - 1 and 150 <= i * 1000 / rate < 300
+            ph += 2 * math.pi * f0 * (4 if yodel else 1) / rate
             samples[a + i] = 0.3 * math.sin(ph) + 0.1 * math.sin(2 * ph) + 0.05 * math.sin(3 * ph)
     take = os.path.join(out, HOSTILE_ID + ".wav")
     with wave.open(take, "wb") as w:
@@ -167,6 +170,7 @@ def check_take(browser, name, path, has_audio, shots):
         check(HOSTILE_WORD in texts, "the markup word shows as text")
         check(HOSTILE_ID in page.locator("#title").inner_text(), "the markup file name shows as the title's text")
         check(page.locator("#lines script, #lines b, #title img").count() == 0, "no element made from the words")
+        check(page.locator("#graph .offscale").count() >= 1, "the yodel two octaves up is an arrow at the edge")
     # Zoom down to one line and back; the page stays whole.
     page.locator("#oneline").click()
     page.wait_for_timeout(200)
