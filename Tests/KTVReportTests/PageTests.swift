@@ -114,6 +114,17 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
         #expect(HTMLPage.scriptSafeJSON(.string("在电线杆上多嘴 嘩")) == "\"在电线杆上多嘴 嘩\"")
     }
 
+    /// The templates' scripts put data in as text only; no string is ever parsed as markup or code.
+    @Test func theTemplatesNeverParseStringsAsMarkupOrCode() {
+        for (name, template) in [("take", EmbeddedTemplates.take_html), ("batch", EmbeddedTemplates.batch_html)] {
+            for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setTimeout(\""] {
+                #expect(!template.contains(sink), "\(name): \(sink)")
+            }
+            // Exactly one plain <script> and one <style>, the two the policy hashes.
+            #expect(template.components(separatedBy: "<script>").count == 2 && template.components(separatedBy: "<style>").count == 2, "\(name)")
+        }
+    }
+
     @Test func placeholdersAreFilledInOnePass() {
         let page = HTMLPage(template: "<title>{{title}}</title><p>{{unknown}}</p><script type=\"application/json\">{{data}}</script>")
         let html = page.render(title: "{{data}}", data: .string("{{title}}"))
