@@ -3,9 +3,11 @@ SWIFT ?= swift
 KTV_RELEASE := .build/release/ktv
 DEMO_OUT := .build/demo
 # Debian packages the build and the tests need: libsndfile (every audio format, MP3 included), FFTW,
-# zlib (KRC), libsoxr (resampling); python3 (an independent zlib decoder in the KRC tests), lame (MP3
-# test input), sox (the split benchmark's peer).
-APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev pkg-config python3 lame sox
+# zlib (KRC), libsoxr (resampling), FFmpeg's libraries (MP4/M4A, WebM, video: what libsndfile does
+# not decode); python3 (an independent zlib decoder in the KRC tests), lame (MP3 test input), sox (the
+# split benchmark's peer), ffmpeg (M4A, WebM and MP4 test inputs).
+APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev \
+  pkg-config python3 lame sox ffmpeg
 # apt-get install as root, or through sudo; the packages follow, then `; }` closes the group.
 APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \

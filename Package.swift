@@ -28,10 +28,13 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr",
                        providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]),
+        // FFmpeg's libraries, for what libsndfile does not decode (MP4/M4A, WebM/Matroska, video).
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"]), .brew(["ffmpeg"])]),
 
         .target(name: "KTVCore"),
         .target(name: "KTVLyrics", dependencies: ["KTVCore", "CZlib"]),
-        .target(name: "KTVAudio", dependencies: ["KTVCore", "CSndFile", "CSoxr", "CFFTW"]),
+        .target(name: "KTVAudio", dependencies: ["KTVCore", "CSndFile", "CSoxr", "CFFTW", "CFFmpeg"]),
         .target(name: "KTVPitch", dependencies: ["KTVCore", "KTVAudio", "KTVLyrics"]),
         // Generated test signals with known truth (tests, benchmarks, the demo fixture).
         .target(name: "KTVSynth", dependencies: ["KTVCore"]),

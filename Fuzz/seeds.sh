@@ -132,6 +132,15 @@ if command -v sox >/dev/null; then
     sox -n -r 22050 -c 2 "$tmp/v.ogg" synth 0.3 sine 250 pinknoise 2>/dev/null && add audio "$tmp/v.ogg"
     sox -n -r 8000 -c 1 -b 16 "$tmp/x.aiff" synth 0.1 sine 500 2>/dev/null && add audio "$tmp/x.aiff"
     sox -n -r 8000 -c 1 -b 8 -e u-law "$tmp/u.wav" synth 0.1 sine 600 2>/dev/null && add audio "$tmp/u.wav"
+    # FFmpeg's containers (AAC in M4A with its index in front and at the end, Opus in WebM, an MP4
+    # video's audio): the reader hands these to FFmpeg through a custom AVIOContext over the bytes.
+    if command -v ffmpeg >/dev/null; then
+        ff() { ffmpeg -loglevel error -y "$@" 2>/dev/null; }
+        ff -i "$tmp/dual.wav" -c:a aac -b:a 32k "$tmp/a.m4a" && add audio "$tmp/a.m4a"
+        ff -i "$tmp/dual.wav" -c:a aac -b:a 32k -movflags +faststart "$tmp/f.m4a" && add audio "$tmp/f.m4a"
+        ff -i "$tmp/a.wav" -c:a libopus -b:a 16k "$tmp/o.webm" && add audio "$tmp/o.webm"
+        ff -f lavfi -i color=c=blue:s=16x16:r=5 -i "$tmp/a.wav" -shortest -c:v mpeg4 -c:a aac "$tmp/v.mp4" && add audio "$tmp/v.mp4"
+    fi
     if command -v lame >/dev/null; then
         sox -n -r 22050 -c 2 -b 16 "$tmp/l.wav" synth 0.4 sine 220 sine 221 2>/dev/null &&
             lame --quiet -b 32 "$tmp/l.wav" "$tmp/l.mp3" 2>/dev/null && add audio "$tmp/l.mp3"

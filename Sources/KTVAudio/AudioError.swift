@@ -11,6 +11,8 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
     case unsupportedSampleRate(path: String, rateHz: Double, range: ClosedRange<Double>)
     /// The file opened but holds no samples.
     case empty(path: String)
+    /// A container (through FFmpeg) without the audio stream asked for.
+    case noAudioStream(path: String, detail: String)
     /// The command needs another channel count.
     case wrongChannelCount(path: String, found: Int, expected: String, format: String)
     case readFailed(path: String, reason: String)
@@ -31,6 +33,8 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(path): cannot read audio: \(reason)"
         case let .unsupportedSampleRate(path, rate, range):
             return "\(path): the sample rate is \(Self.hz(rate)), which ktv cannot analyse: it needs at least \(Self.hz(range.lowerBound)) (and at most \(Self.hz(range.upperBound))); the header is damaged or the audio must be resampled"
+        case let .noAudioStream(path, detail):
+            return "\(path): no audio to read: \(detail)"
         case let .empty(path):
             return "\(path): the audio has no samples (zero length)"
         case let .wrongChannelCount(path, found, expected, format):

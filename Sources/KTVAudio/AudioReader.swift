@@ -65,7 +65,9 @@ public final class AudioReader {
     /// False when the header gave no length (a streamed FLAC or Ogg): `info.frames` is then the count
     /// found by decoding the file once at open.
     public let lengthFromHeader: Bool
-    private let handle: OpaquePointer
+    /// The decoder: libsndfile first, for everything it reads; FFmpeg for the containers it does not.
+    private enum Source { case sndfile(OpaquePointer), ffmpeg(FFmpegDecoder) }
+    private let source: Source
     /// Keeps the bytes of an in-memory file alive for libsndfile's callbacks.
     private let memory: MemoryFile?
     private var position = 0
@@ -74,8 +76,9 @@ public final class AudioReader {
     /// mark): reported as a truncation when reading reaches the end.
     private var shortfall: (claimedS: Double?, reason: String)?
 
-    /// Opens a file.
-    public convenience init(path: String) throws(AudioError) {
+    /// Opens a file. `stream` picks the audio stream (from 1) of a container read through FFmpeg;
+    /// nil takes the best one (the first, usually).
+    public convenience init(path: String, stream: Int? = nil) throws(AudioError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -98,7 +101,12 @@ public final class AudioReader {
         // libsndfile closes the descriptor with the handle (and on failure).
         guard let h = sf_open_fd(fd, Int32(SFM_READ), &sfinfo, Int32(SF_TRUE)) else {
             let reason = String(cString: sf_strerror(nil))
-            throw .cannotOpen(path: path, reason: reason, detected: FormatSniffer.unsupportedName(path: path))
+            let prefix = (try? FileIO.readPrefix(path, count: 12)) ?? []
+            guard FormatSniffer.isFFmpegContainer(prefix: prefix, path: path) else {
+                throw .cannotOpen(path: path, reason: reason, detected: FormatSniffer.unsupportedName(prefix: prefix))
+            }
+            try self.init(ffmpeg: try FFmpegDecoder(path: path, stream: stream), path: path, memory: nil)
+            return
         }
         try self.init(handle: h, info: sfinfo, path: path, memory: nil, tail: tail)
     }
@@ -112,15 +120,53 @@ public final class AudioReader {
         var sfinfo = SF_INFO()
         guard let h = sf_open_virtual(&vio, Int32(SFM_READ), &sfinfo, Unmanaged.passUnretained(file).toOpaque()) else {
             let reason = String(cString: sf_strerror(nil))
-            throw .cannotOpen(path: name, reason: reason, detected: FormatSniffer.unsupportedName(prefix: Array(bytes.prefix(12))))
+            let prefix = Array(bytes.prefix(12))
+            guard FormatSniffer.isFFmpegContainer(prefix: prefix, path: name) else {
+                throw .cannotOpen(path: name, reason: reason, detected: FormatSniffer.unsupportedName(prefix: prefix))
+            }
+            let memory = MemoryFile(bytes)
+            try self.init(ffmpeg: try FFmpegDecoder(path: name, memory: memory), path: name, memory: memory)
+            return
         }
         try self.init(handle: h, info: sfinfo, path: name, memory: file, tail: Array(bytes.suffix(Self.oggTailBytes)))
+    }
+
+    /// A container libsndfile does not read, through FFmpeg. Its length is the container's (an
+    /// estimate, as an MP3's is), or counted by decoding once when it gives none.
+    private init(ffmpeg d: FFmpegDecoder, path: String, memory: MemoryFile?) throws(AudioError) {
+        self.path = path
+        self.memory = memory
+        source = .ffmpeg(d)
+        var info = AudioInfo(sampleRate: d.sampleRateHz, channels: d.channels, frames: d.estimatedFrames ?? 0,
+                             container: d.container, encoding: d.codec)
+        guard Self.sampleRateRangeHz.contains(info.sampleRate) else {
+            throw .unsupportedSampleRate(path: path, rateHz: info.sampleRate, range: Self.sampleRateRangeHz)
+        }
+        guard (1...64).contains(info.channels) else {
+            throw .wrongChannelCount(path: path, found: info.channels, expected: "ktv reads 1 to 64 channels", format: info.formatName)
+        }
+        lengthFromHeader = d.estimatedFrames != nil
+        if d.estimatedFrames == nil {
+            var block = [Float](repeating: 0, count: 4096 * d.channels)
+            var total = 0
+            while true {
+                let n = block.withUnsafeMutableBufferPointer { d.read(into: $0.baseAddress!, frames: 4096) }
+                if n == 0 { break }
+                total += n
+            }
+            info.frames = total
+            guard d.seek(toFrame: 0) else {
+                throw .cannotOpen(path: path, reason: "the container gives no length and the stream cannot be rewound after counting it", detected: nil)
+            }
+        }
+        guard info.frames > 0 else { throw .empty(path: path) }
+        self.info = info
     }
 
     private init(handle h: OpaquePointer, info sfinfo: SF_INFO, path: String, memory: MemoryFile?, tail: [UInt8]) throws(AudioError) {
         self.path = path
         self.memory = memory
-        handle = h
+        source = .sndfile(h)
         let major = Int32(sfinfo.format) & Int32(SF_FORMAT_TYPEMASK)
         let sub = Int32(sfinfo.format) & Int32(SF_FORMAT_SUBMASK)
         var info = AudioInfo(sampleRate: Double(sfinfo.samplerate), channels: Int(sfinfo.channels),
@@ -193,7 +239,7 @@ public final class AudioReader {
         return nil
     }
 
-    deinit { sf_close(handle) }
+    deinit { if case let .sndfile(h) = source { sf_close(h) } }
 
     private static func countFrames(_ h: OpaquePointer, channels: Int) -> Int {
         var buffer = [Float](repeating: 0, count: 16384 * channels)
@@ -212,6 +258,11 @@ public final class AudioReader {
         guard truncation == nil, frames > 0 else { return 0 }
         let need = frames * info.channels
         if buffer.count < need { buffer = [Float](repeating: 0, count: need) }
+        let handle: OpaquePointer
+        switch source {
+        case let .ffmpeg(d): return readFFmpeg(d, into: &buffer, frames: frames)
+        case let .sndfile(h): handle = h
+        }
         let got = buffer.withUnsafeMutableBufferPointer { p in
             sf_readf_float(handle, p.baseAddress, sf_count_t(frames))
         }
@@ -233,10 +284,37 @@ public final class AudioReader {
         return n
     }
 
+    /// FFmpeg's stream ended: early when the decoder failed, or when it stopped more than 1 % (at
+    /// least 0.1 s) short of the container's length (an estimate, like an MP3's, so not to the frame).
+    private func readFFmpeg(_ d: FFmpegDecoder, into buffer: inout [Float], frames: Int) -> Int {
+        let n = buffer.withUnsafeMutableBufferPointer { d.read(into: $0.baseAddress!, frames: frames) }
+        position += n
+        if n < frames {
+            let shortS = Double(info.frames - position) / info.sampleRate
+            if d.error != nil || (lengthFromHeader && shortS > max(0.1, 0.01 * info.durationS)) {
+                truncation = AudioTruncation(path: path, decodedS: Double(position) / info.sampleRate, claimedS: info.durationS,
+                                             reason: d.error ?? "the \(info.container) file ends before the length its header gives")
+            }
+        }
+        return n
+    }
+
     /// Moves to frame `frame` (0-based) for the next read. Past the decodable end (a truncated file)
     /// the next read returns 0 and `truncation` is set.
     public func seek(toFrame frame: Int) throws(AudioError) {
         let target = max(0, min(frame, info.frames))
+        let handle: OpaquePointer
+        switch source {
+        case let .ffmpeg(d):
+            if !d.seek(toFrame: target) {
+                truncation = truncation ?? AudioTruncation(path: path, decodedS: Double(position) / info.sampleRate, claimedS: info.durationS,
+                                                          reason: "cannot seek to \(String(format: "%.3f", Double(target) / info.sampleRate)) s in the \(info.container) file")
+            } else {
+                position = target
+            }
+            return
+        case let .sndfile(h): handle = h
+        }
         if sf_seek(handle, sf_count_t(target), SEEK_SET) < 0 {
             guard target < info.frames else { position = target; return }
             // Seeking into the missing part of a damaged file: the end of what can be decoded.
@@ -328,13 +406,30 @@ public enum FormatSniffer {
     }
 
     /// Whether the first bytes are a container ktv reads as audio: RIFF/RF64 (WAV), fLaC, OggS,
-    /// FORM (AIFF), an ID3 tag or an MPEG frame sync (MP3). For callers that take either audio or
-    /// text (a pitch track) and must tell them apart before reading.
+    /// FORM (AIFF), an ID3 tag or an MPEG frame sync (MP3), or one of FFmpeg's (`isFFmpegContainer`).
+    /// For callers that take either audio or text (a pitch track) and must tell them apart before reading.
     public static func isAudio(prefix head: [UInt8]) -> Bool {
         func starts(_ s: String) -> Bool { head.starts(with: Array(s.utf8)) }
         if starts("RIFF") || starts("RF64") || starts("fLaC") || starts("OggS") || starts("FORM") || starts("ID3") { return true }
+        if isFFmpegContainer(prefix: head, path: nil) { return true }
         return head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0
     }
+
+    /// Containers handed to FFmpeg when libsndfile refuses them, by their first bytes: ISO media
+    /// (`ftyp`: MP4, M4A, MOV, 3GP), EBML (Matroska, WebM), ASF (WMA), AMR, raw AAC (ADTS); or by a
+    /// file name ending in one of theirs. Only these: FFmpeg's probe would take random bytes for
+    /// some stream, and a corrupt file must stay an error, not become noise.
+    static func isFFmpegContainer(prefix b: [UInt8], path: String?) -> Bool {
+        if b.count >= 8, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 { return true }   // ftyp
+        if b.count >= 4, b[0] == 0x1A, b[1] == 0x45, b[2] == 0xDF, b[3] == 0xA3 { return true }   // EBML
+        if b.count >= 4, b[0] == 0x30, b[1] == 0x26, b[2] == 0xB2, b[3] == 0x75 { return true }   // ASF
+        if b.starts(with: Array("#!AMR".utf8)) { return true }
+        if b.count >= 2, b[0] == 0xFF, b[1] & 0xF6 == 0xF0 { return true }                        // ADTS
+        guard let path else { return false }
+        return ffmpegExtensions.contains((path as NSString).pathExtension.lowercased())
+    }
+
+    static let ffmpegExtensions: Set<String> = ["mp4", "m4a", "m4b", "mov", "3gp", "mkv", "mka", "webm", "aac", "wma", "amr", "ac3", "ts", "m2ts"]
 
     static func unsupportedName(prefix b: [UInt8]) -> String? {
         guard b.count >= 4 else { return b.isEmpty ? "an empty file" : nil }

@@ -3,7 +3,8 @@ import KTVCore
 import KTVPitch
 
 /// `fuzz-audio`: the audio reader on the bytes through libsndfile's virtual I/O (every container it
-/// reads: WAV, FLAC, Ogg, MP3, AIFF, …), then on short inputs the dual-mono split analysis and pitch
+/// reads: WAV, FLAC, Ogg, MP3, AIFF, …) and FFmpeg's custom AVIOContext (MP4/M4A, WebM/Matroska,
+/// ASF, AMR, ADTS: what libsndfile refuses), then on short inputs the dual-mono split analysis and pitch
 /// tracking, and the pitch track written as CSV and JSON and read back (what ktv writes, ktv reads).
 /// A thrown `AudioError` or `PitchError` is the clean failure; a written track that does not read
 /// back is a failure (`run` returns its description).

@@ -1,0 +1,61 @@
+import Foundation
+import KTVAudio
+import KTVSynth
+import Testing
+
+/// Takes recorded as apps record them (issue 22): AAC in M4A, Opus in WebM, AAC in an MP4 video,
+/// scored through FFmpeg as the same take in WAV is, with the same latency.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs the ffmpeg tool to make its inputs (make setup installs it)"))
+struct FFmpegCLITests {
+    func ffmpeg(_ args: [String]) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-loglevel", "error", "-y"] + args
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    func score(_ args: [String]) throws -> [String: Any] {
+        let r = try ktv(["score"] + args + ["--format", "json"])
+        try #require(r.status == 0, "\(args.first ?? ""): \(r.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+    }
+
+    @Test func aTakeInM4AWebMAndAVideoScoresAsTheWAV() throws {
+        let s = try Scratch()
+        let rate = 44100.0
+        let notes = VoiceSynthesizer.melody(seconds: 10, midiRange: 57...69, seed: 14)
+        let reference = try s.write("ref.json", "[" + notes.map { "{\"start_ms\": \(Int(($0.start * 1000).rounded())), \"duration_ms\": \(Int(($0.duration * 1000).rounded())), \"midi\": \($0.midi)}" }.joined(separator: ",") + "]")
+        var voice = VoiceSynthesizer()
+        voice.sampleRate = rate
+        let sung = voice.render(notes.map { SungNote(midi: $0.midi, start: $0.start + 0.15, duration: $0.duration) }, seconds: 11, seed: 3)
+        var accSynth = AccompanimentSynthesizer()
+        accSynth.sampleRate = rate
+        let acc = accSynth.render(seconds: 11, seed: 4)
+        // The take: the voice 150 ms late, and the accompaniment's bleed 150 ms late too.
+        let lag = Int(0.15 * rate)
+        let take = sung.samples.indices.map { i in sung.samples[i] + 0.3 * (i >= lag ? acc[i - lag] : 0) }
+        try AudioBuffer(sampleRate: rate, channels: [acc]).write(path: s.path("acc.wav"), format: .wav16)
+        try AudioBuffer(sampleRate: rate, channels: [take]).write(path: s.path("take.wav"), format: .wav16)
+        #expect(try ffmpeg(["-i", s.path("take.wav"), "-c:a", "aac", "-b:a", "128k", s.path("take.m4a")]) == 0)
+        #expect(try ffmpeg(["-i", s.path("take.wav"), "-c:a", "libopus", "-b:a", "96k", s.path("take.webm")]) == 0)
+        #expect(try ffmpeg(["-f", "lavfi", "-i", "color=c=blue:s=64x48:r=10", "-i", s.path("take.wav"), "-shortest", "-c:v", "mpeg4", "-c:a", "aac", s.path("take.mp4")]) == 0)
+        let wav = try score([s.path("take.wav"), "--reference", reference, "--accompaniment", s.path("acc.wav")])
+        let wavScore = try #require(wav["score"] as? Double), wavLatency = try #require(wav["latency_ms"] as? Double)
+        #expect(abs(wavLatency - 150) < 3)
+        for name in ["take.m4a", "take.webm", "take.mp4"] {
+            let other = try score([s.path(name), "--reference", reference, "--accompaniment", s.path("acc.wav")])
+            let score = try #require(other["score"] as? Double), latency = try #require(other["latency_ms"] as? Double)
+            print("\(name): score \(score) (WAV \(wavScore)), latency \(latency) ms (WAV \(wavLatency))")
+            #expect(abs(score - wavScore) <= 1, "\(name): \(score) against \(wavScore)")
+            #expect(abs(latency - wavLatency) <= 1, "\(name): \(latency) ms against \(wavLatency)")
+        }
+        // And a batch row takes one, as every command that reads audio does.
+        let m = try s.write("m.csv", "id,take,reference,accompaniment\nm4a,take.m4a,ref.json,acc.wav\n")
+        let r = try ktv(["batch", m, "--progress", "never"])
+        #expect(r.status == 0 && r.out.contains("\"status\":\"ok\""), "\(r.stderr)")
+        let p = try ktv(["pitch", s.path("take.webm"), "-o", s.path("webm.csv")])
+        #expect(p.status == 0, "\(p.stderr)")
+    }
+}
