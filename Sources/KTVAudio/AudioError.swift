@@ -26,7 +26,7 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
         switch self {
         case let .cannotOpen(path, reason, detected):
             if let detected {
-                return "\(path): cannot read audio: the file looks like \(detected), which libsndfile does not decode (\(reason)); convert it to WAV, FLAC, OGG, Opus, MP3 or AIFF"
+                return "\(path): cannot read audio: the file looks like \(detected), which is not audio ktv decodes (\(reason)); give a recording in WAV, FLAC, OGG, Opus, MP3, AIFF, M4A/MP4, WebM or Matroska"
             }
             return "\(path): cannot read audio: \(reason)"
         case let .unreadable(path, reason):

@@ -310,12 +310,8 @@ public enum MelodyMetrics {
                                         allowed: "not before the estimate's first time (\(times[0]))")
             }
             // j: the last estimate sample at or before x.
-            var lo = 0, hi = last
-            while lo < hi {
-                let mid = (lo + hi + 1) / 2
-                if times[mid] <= x { lo = mid } else { hi = mid - 1 }
-            }
-            let j = lo
+            // (x ≥ times[0], checked above, so there is one.)
+            let j = times.partitionPoint { $0 <= x } - 1
             let linear: Double
             if j == last || times[j] == x {
                 linear = held[j]

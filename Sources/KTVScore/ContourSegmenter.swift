@@ -117,9 +117,7 @@ public struct ContourSegmenter: Sendable, Equatable {
             // The median of a run's first `medianFrames` frames stands for it: a long steady run
             // costs a sorted insertion per frame only that far.
             guard sorted.count < Self.medianFrames else { continue }
-            var lo = 0, hi = sorted.count
-            while lo < hi { let mid = (lo + hi) / 2; if sorted[mid] < c { lo = mid + 1 } else { hi = mid } }
-            sorted.insert(c, at: lo)
+            sorted.insert(c, at: sorted.partitionPoint { $0 < c })
         }
         close(at: (timesMs.last ?? 0) + hopMs)
         return runs

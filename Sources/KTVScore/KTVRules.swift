@@ -369,11 +369,7 @@ struct SongFrames {
 
     /// The frames with startMs ≤ time < endMs.
     func indices(from startMs: Double, to endMs: Double) -> Range<Int> {
-        var lo = 0, hi = timesMs.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if timesMs[mid] < startMs { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = timesMs.partitionPoint { $0 < startMs }
         var end = lo
         while end < timesMs.count, timesMs[end] < endMs { end += 1 }
         return lo..<end

@@ -78,11 +78,7 @@ public enum LatencyEstimator {
         let starts = notes.map { Double($0.startMs) }
         // The note under a song time (the last starting at or before it, if it has not ended).
         func note(at ms: Double) -> MelodyNote? {
-            var lo = 0, hi = starts.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if starts[mid] <= ms { lo = mid + 1 } else { hi = mid }
-            }
+            let lo = starts.partitionPoint { $0 <= ms }
             guard lo > 0 else { return nil }
             let n = notes[lo - 1]
             return ms < Double(n.endMs) ? n : nil
@@ -100,11 +96,7 @@ public enum LatencyEstimator {
             var sum = 0.0
             for o in onsets {
                 let t = o - d
-                var lo = 0, hi = starts.count
-                while lo < hi {
-                    let mid = (lo + hi) / 2
-                    if starts[mid] < t { lo = mid + 1 } else { hi = mid }
-                }
+                let lo = starts.partitionPoint { $0 < t }
                 var nearest = Double.infinity
                 if lo < starts.count { nearest = min(nearest, abs(starts[lo] - t)) }
                 if lo > 0 { nearest = min(nearest, abs(starts[lo - 1] - t)) }

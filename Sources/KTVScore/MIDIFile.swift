@@ -159,11 +159,7 @@ public enum MIDIFile {
     /// The index of the note whose start is nearest `ms` (the earlier on a tie); nil when there are none.
     static func nearest(_ ms: Double, in notes: [MelodyNote]) -> Int? {
         guard !notes.isEmpty else { return nil }
-        var lo = 0, hi = notes.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if Double(notes[mid].startMs) < ms { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = notes.partitionPoint { Double($0.startMs) < ms }
         if lo == notes.count { return lo - 1 }
         if lo > 0, ms - Double(notes[lo - 1].startMs) <= Double(notes[lo].startMs) - ms { return lo - 1 }
         return lo

@@ -45,12 +45,7 @@ enum AudienceAnalysis {
 
     /// Index of the last start at or before `pos` (-1 before the first): the line or word shown.
     static func index(_ starts: [Int], _ pos: Int) -> Int {
-        var lo = 0, hi = starts.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if starts[mid] <= pos { lo = mid + 1 } else { hi = mid }
-        }
-        return lo - 1
+        starts.partitionPoint { $0 <= pos } - 1
     }
 
     /// On a fixed grid: the audience shows the last received position moved on by the time since

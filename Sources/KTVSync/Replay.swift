@@ -92,11 +92,7 @@ public enum Replay {
             let samples = followerSamples[d]
             for k in ds.indices where ds[k].action == .seek {
                 guard let seekNtp = ds[k].loggedNtpMs else { continue }
-                var lo = 0, hi = samples.count
-                while lo < hi {
-                    let mid = (lo + hi) / 2
-                    if samples[mid].ntpMs <= seekNtp { lo = mid + 1 } else { hi = mid }
-                }
+                let lo = samples.partitionPoint { $0.ntpMs <= seekNtp }
                 if lo < samples.count, samples[lo].ntpMs - seekNtp <= 1000 { ds[k].residualMs = samples[lo].driftMs }
             }
             decisions += ds

@@ -8,12 +8,7 @@ struct RoleTimeline {
     func role(at ntp: Int) -> DeviceRole? {
         guard let first = changes.first else { return inferred }
         if ntp < first.ntp { return first.role }
-        var lo = 0, hi = changes.count - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if changes[mid].ntp <= ntp { lo = mid } else { hi = mid - 1 }
-        }
-        return changes[lo].role
+        return changes[changes.partitionPoint { $0.ntp <= ntp } - 1].role
     }
 
     var everLead: Bool { changes.isEmpty ? inferred == .lead : changes.contains { $0.role == .lead } }
@@ -82,12 +77,7 @@ struct LeadTimeline {
 
     func lead(at t: Int) -> Int? {
         guard !changes.isEmpty, changes[0].ntp <= t else { return nil }
-        var lo = 0, hi = changes.count - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if changes[mid].ntp <= t { lo = mid } else { hi = mid - 1 }
-        }
-        return changes[lo].lead
+        return changes[changes.partitionPoint { $0.ntp <= t } - 1].lead
     }
 }
 
@@ -154,13 +144,8 @@ struct PositionTimeline {
     func position(at t: Int) -> Double? {
         guard !segments.isEmpty else { return nil }
         // The last segment starting at or before t.
-        var lo = 0, hi = segments.count - 1
         if segments[0].startNtp > t { return nil }
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if segments[mid].startNtp <= t { lo = mid } else { hi = mid - 1 }
-        }
-        let s = segments[lo]
+        let s = segments[segments.partitionPoint { $0.startNtp <= t } - 1]
         guard t <= s.endNtp else { return nil }
         // The last callback at or before t inside the segment.
         var a = s.first, b = s.last
@@ -183,22 +168,6 @@ struct PositionTimeline {
 
     /// Whether the player logged at least `count` playing callbacks strictly between a and b.
     func callbacks(between a: Int, and b: Int) -> Int {
-        func firstAfter(_ x: Int) -> Int {
-            var lo = 0, hi = ntp.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if ntp[mid] <= x { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
-        }
-        func firstAtOrAfter(_ x: Int) -> Int {
-            var lo = 0, hi = ntp.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if ntp[mid] < x { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
-        }
-        return max(0, firstAtOrAfter(b) - firstAfter(a))
+        max(0, ntp.partitionPoint { $0 < b } - ntp.partitionPoint { $0 <= a })
     }
 }
