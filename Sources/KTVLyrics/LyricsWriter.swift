@@ -1,12 +1,20 @@
 import KTVCore
 
-/// Formats ktv writes (every readable lyric format but QRC and the pitch files).
+/// Formats ktv writes (every readable lyric format but the pitch files, and SRT, which is not read).
 public enum LyricsOutputFormat: String, Sendable, CaseIterable {
     case krc
     case krcText = "krc-text"
     case lrc
     case elrc
     case yrc
+    /// QQ Music QRC rows, plaintext.
+    case qrc
+    /// QRC rows inside the `<QrcInfos>` wrapper QQ Music's decrypted files have.
+    case qrcXML = "qrc-xml"
+    /// Migu / Agora XML: `<sentence>` per line, `<tone begin end pitch>` per word.
+    case xml
+    /// Advanced SubStation Alpha, a Dialogue per line with `{\k}` karaoke tags.
+    case ass
     case json
     case srt
 }
@@ -63,6 +71,14 @@ public enum LyricsWriter {
             text = try lrc(lyrics, words: true, options: options, notes: &notes)
         case .yrc:
             text = try yrc(lyrics, notes: &notes)
+        case .qrc:
+            text = try qrc(lyrics, notes: &notes)
+        case .qrcXML:
+            text = qrcWrapped(try qrc(lyrics, notes: &notes))
+        case .xml:
+            text = try miguXML(lyrics, notes: &notes)
+        case .ass:
+            text = try ASSFormat.write(lyrics, notes: &notes)
         case .json:
             var bytes: [UInt8] = []
             JSONModel.write(lyrics) { (chunk: [UInt8]) -> Void in bytes += chunk }
@@ -235,6 +251,106 @@ public enum LyricsWriter {
         }
         if lyrics.lines.contains(where: { $0.translation != nil || $0.words.contains { $0.romanization != nil } }) {
             notes.append(.info("translation-dropped", "YRC has no place for translations or romanizations; use krc or json to keep them"))
+        }
+        return out
+    }
+
+    // MARK: QRC
+
+    /// Rows `[start,dur]word(start,dur)word(start,dur)…`, word times absolute and after the text.
+    static func qrc(_ lyrics: Lyrics, notes: inout [Diagnostic]) throws(LyricsError) -> [UInt8] {
+        var out: [UInt8] = []
+        for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
+        var synthesized = 0
+        for line in lyrics.lines {
+            guard line.startMs >= 0, line.durationMs >= 0 else {
+                throw .cannotWrite(format: .qrc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
+            }
+            out += "[\(line.startMs),\(line.durationMs)]"
+            var words = line.words
+            if words.isEmpty {
+                words = [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
+                synthesized += 1
+            }
+            for w in words {
+                guard w.startMs >= 0, w.durationMs >= 0 else {
+                    throw .cannotWrite(format: .qrc, detail: "word `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)) has a negative start or duration")
+                }
+                try checkText(w.text, format: .qrc, at: w.startMs)
+                // The reader takes the first `(n,n)` as the word's timing: a word holding one cannot be written.
+                if QRCParser.nextTiming(Array(w.text.utf8)[...], from: 0) != nil {
+                    throw .cannotWrite(format: .qrc, detail: "word text `\(Scan.capped(w.text))` contains a `(n,n)` timing, which QRC cannot escape")
+                }
+                out += "\(w.text)(\(w.startMs),\(w.durationMs))"
+            }
+            out += "\n"
+        }
+        if synthesized > 0 {
+            notes.append(.info("words-synthesized", "\(synthesized) line(s) had no word timing; each was written as one QRC word spanning the line"))
+        }
+        if lyrics.lines.contains(where: { $0.translation != nil || $0.words.contains { $0.romanization != nil } }) {
+            notes.append(.info("translation-dropped", "QRC carries translations in a companion file, which ktv does not write; use krc or json to keep them"))
+        }
+        return out
+    }
+
+    /// The QRC body as the `LyricContent` attribute of QQ Music's `<QrcInfos>` document (the body's
+    /// line breaks kept as written: the reader takes the attribute raw).
+    static func qrcWrapped(_ body: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out += "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<QrcInfos>\n<QrcHeadInfo SaveTime=\"0\" Version=\"100\"/>\n<LyricInfo LyricCount=\"1\">\n<Lyric_1 LyricType=\"1\" LyricContent=\""
+        for b in body {
+            switch b {
+            case UInt8(ascii: "&"): out += "&amp;"
+            case UInt8(ascii: "\""): out += "&quot;"
+            case UInt8(ascii: "<"): out += "&lt;"
+            default: out.append(b)
+            }
+        }
+        out += "\"/>\n</LyricInfo>\n</QrcInfos>\n"
+        return out
+    }
+
+    // MARK: Migu / Agora XML
+
+    /// `<song><general>` (title, singer) then `<midi_lrc>` with a `<sentence>` per line and a `<tone
+    /// begin end pitch>` per word (seconds to the millisecond; pitch in Hz from the word's reference
+    /// pitch, else 0 = unpitched), as the Migu and Agora players read it.
+    static func miguXML(_ lyrics: Lyrics, notes: inout [Diagnostic]) throws(LyricsError) -> [UInt8] {
+        func seconds(_ ms: Int) -> String { "\(ms / 1000).\(TimeText.pad(ms % 1000, 3))" }
+        var out: [UInt8] = []
+        out += "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<song>\n<general>\n"
+        if let t = lyrics.title { out += "<name>\(xmlEscaped(t))</name>\n" }
+        if let a = lyrics.artist { out += "<singer>\(xmlEscaped(a))</singer>\n" }
+        out += "</general>\n<midi_lrc>\n<paragraph>\n"
+        var synthesized = 0, pitched = 0
+        for line in lyrics.lines {
+            var words = line.words
+            if words.isEmpty {
+                words = [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
+                synthesized += 1
+            }
+            out += "<sentence>\n"
+            for w in words {
+                guard w.startMs >= 0, w.durationMs >= 0 else {
+                    throw .cannotWrite(format: .miguXML, detail: "word `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)) has a negative start or duration")
+                }
+                try checkText(w.text, format: .miguXML, at: w.startMs)
+                let pitch = w.pitchHz.map { String($0) } ?? "0"
+                if w.pitchHz != nil { pitched += 1 }
+                out += "<tone begin=\"\(seconds(w.startMs))\" end=\"\(seconds(w.endMs))\" pitch=\"\(pitch)\"><word>\(xmlEscaped(w.text))</word></tone>\n"
+            }
+            out += "</sentence>\n"
+        }
+        out += "</paragraph>\n</midi_lrc>\n</song>\n"
+        if synthesized > 0 {
+            notes.append(.info("words-synthesized", "\(synthesized) line(s) had no word timing; each was written as one tone spanning the line"))
+        }
+        if pitched == 0, !lyrics.lines.isEmpty {
+            notes.append(.info("no-pitch", "the model has no reference pitch, so every tone is written with pitch=\"0\" (unpitched)"))
+        }
+        if lyrics.lines.contains(where: { $0.translation != nil || $0.words.contains { $0.romanization != nil } }) {
+            notes.append(.info("translation-dropped", "Migu XML has no place for translations or romanizations; use krc or json to keep them"))
         }
         return out
     }

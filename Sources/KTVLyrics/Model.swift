@@ -24,6 +24,8 @@ public enum LyricFormat: String, Sendable, Codable, CaseIterable {
     case agoraPitchBinary = "agora-pitch-bin"
     /// ktv's own JSON model (what `ktv lyrics parse --format json` prints).
     case json
+    /// Advanced SubStation Alpha with `{\k}` karaoke tags.
+    case ass
 }
 
 /// One `[key:value]` tag, kept in file order with the key as written.

@@ -29,30 +29,40 @@ import KTVCore
         var overlaps: Bool
         var translation: Bool
         var spaces: Bool
+        /// KRC's third unit field (KRC and YRC keep it).
+        var krcField: Bool = true
+        /// The format keeps no line times of its own, only its words' (Migu XML), and only title and artist tags.
+        var wordSpan = false
+        /// Times to the centisecond, lines ending at or after their last word, the title the only tag,
+        /// no per-word romanization (ASS).
+        var subtitle = false
     }
 
     static func model(_ rng: inout SeededGenerator, _ c: Constraints) -> Lyrics {
         var tags = [LyricTag(key: "ti", value: text(&rng, words: 3)), LyricTag(key: "ar", value: "Artist " + text(&rng, words: 1))]
-        if Bool.random(using: &rng) { tags.append(LyricTag(key: "by", value: "")) }
+        if Bool.random(using: &rng), !c.wordSpan { tags.append(LyricTag(key: "by", value: "")) }
+        if c.subtitle { tags = [tags[0]] }
+        let unit = c.subtitle ? 10 : 1
         var lines: [LyricLine] = []
-        var t = Int.random(in: 0...5000, using: &rng)
+        var t = Int.random(in: 0...5000, using: &rng) / unit * unit
         for _ in 0..<Int.random(in: 1...12, using: &rng) {
             var words: [LyricWord] = []
-            var wt = t + (c.overlaps ? Int.random(in: 0...30, using: &rng) : 0)
+            var wt = t + (c.overlaps && !c.wordSpan ? Int.random(in: 0...30, using: &rng) : 0)
             if c.words {
                 for _ in 0..<Int.random(in: 1...6, using: &rng) {
                     var s = text(&rng, words: Int.random(in: 1...2, using: &rng))
                     if c.spaces, Int.random(in: 0..<4, using: &rng) == 0 { s += " " }
-                    let d = Int.random(in: 0...900, using: &rng)
+                    let d = Int.random(in: 0...900, using: &rng) / unit * unit
                     var w = LyricWord(startMs: wt, durationMs: d, text: s)
-                    if c.translation, Int.random(in: 0..<3, using: &rng) == 0 { w.romanization = "ro" + text(&rng, words: 1) }
-                    if c.overlaps, Int.random(in: 0..<20, using: &rng) == 0 { w.krcField = Int.random(in: 1...9, using: &rng) }
+                    if c.translation, !c.subtitle, Int.random(in: 0..<3, using: &rng) == 0 { w.romanization = "ro" + text(&rng, words: 1) }
+                    if c.overlaps, c.krcField, Int.random(in: 0..<20, using: &rng) == 0 { w.krcField = Int.random(in: 1...9, using: &rng) }
                     words.append(w)
-                    wt += d + Int.random(in: 0...300, using: &rng)
+                    wt += d + Int.random(in: 0...300, using: &rng) / unit * unit
                 }
             }
             let lastEnd = words.last?.endMs ?? t
-            let end = max(t, lastEnd + (Bool.random(using: &rng) ? 0 : Int.random(in: -50...400, using: &rng)))
+            let end = c.wordSpan ? lastEnd : c.subtitle ? lastEnd + Int.random(in: 0...40, using: &rng) * 10
+                : max(t, lastEnd + (Bool.random(using: &rng) ? 0 : Int.random(in: -50...400, using: &rng)))
             var line = LyricLine(startMs: t, durationMs: end - t,
                                  text: c.words ? words.map(\.text).joined() : text(&rng, words: Int.random(in: 1...5, using: &rng)),
                                  words: words)
@@ -60,7 +70,7 @@ import KTVCore
             lines.append(line)
             // Next line: after this one (LRC), or possibly overlapping it by up to 300 ms (KRC, YRC).
             let gap = Int.random(in: 0...2000, using: &rng)
-            t = c.overlaps ? max(t + 1, end + gap - Int.random(in: 0...300, using: &rng)) : end + gap + 1
+            t = c.overlaps ? max(t + 1, end + gap - Int.random(in: 0...300, using: &rng)) : c.subtitle ? end + gap / 10 * 10 + 10 : end + gap + 1
         }
         return Lyrics(format: .json, tags: tags, lines: lines)
     }
@@ -79,6 +89,10 @@ import KTVCore
         (.lrc, .lrc, Constraints(words: false, overlaps: false, translation: false, spaces: false)),
         (.elrc, .enhancedLRC, Constraints(words: true, overlaps: false, translation: false, spaces: true)),
         (.json, .json, Constraints(words: true, overlaps: true, translation: true, spaces: true)),
+        (.qrc, .qrc, Constraints(words: true, overlaps: true, translation: false, spaces: true, krcField: false)),
+        (.qrcXML, .qrcXML, Constraints(words: true, overlaps: true, translation: false, spaces: true, krcField: false)),
+        (.xml, .miguXML, Constraints(words: true, overlaps: true, translation: false, spaces: false, krcField: false, wordSpan: true)),
+        (.ass, .ass, Constraints(words: true, overlaps: false, translation: true, spaces: true, krcField: false, subtitle: true)),
     ])
     func randomModelsRoundTrip(format: LyricsOutputFormat, expected: LyricFormat, constraints: Constraints) throws {
         var rng = SeededGenerator(seed: 0x4B54_5600 + UInt64(format.rawValue.count))
@@ -87,7 +101,7 @@ import KTVCore
             let back = try Self.roundTrip(m, format)
             #expect(back.format == expected)
             let same = Self.shape(back) == Self.shape(m)
-            #expect(same, "iteration \(iteration) differs after \(format.rawValue)")
+            #expect(same, "iteration \(iteration) differs after \(format.rawValue):\n\(Self.shape(m))\n\(Self.shape(back))")
             if !same { return }
         }
     }
