@@ -118,6 +118,8 @@ public enum LyricsReader {
             lyrics = try JSONModel.parse(text, encoding: decoded.encoding)
         case .ass:
             lyrics = ASSParser(options: options).parse(text, into: &diags)
+        case .webVTT:
+            lyrics = WebVTTParser(options: options).parse(text, into: &diags)
         }
         diags.sort { ($0.line ?? 0) < ($1.line ?? 0) }
         return ParsedLyrics(lyrics: lyrics, diagnostics: diags, encoding: decoded.encoding)
@@ -134,9 +136,9 @@ public enum LyricsReader {
         let firstByte = head.first { !($0 == ASCII.lf || $0 == ASCII.cr || ASCII.isSpace($0)) }
         guard let firstByte else { throw .unrecognizedFormat(detail: "the file has no text (only spaces and line breaks)") }
         let sample = String(decoding: text.prefix(4096), as: UTF8.self)
-        if sample.drop { $0 == "\u{FEFF}" || $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }.lowercased().hasPrefix("[script info]") || ext == "ass" || ext == "ssa" {
-            return .ass
-        }
+        let lead = sample.drop { $0 == "\u{FEFF}" || $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        if lead.lowercased().hasPrefix("[script info]") || ext == "ass" || ext == "ssa" { return .ass }
+        if lead.hasPrefix("WEBVTT") || ext == "vtt" { return .webVTT }
         if firstByte == ASCII.langle {
             if sample.contains("<QrcInfos") || sample.contains("LyricContent=") { return .qrcXML }
             return .miguXML

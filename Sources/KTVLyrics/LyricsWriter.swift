@@ -15,6 +15,8 @@ public enum LyricsOutputFormat: String, Sendable, CaseIterable {
     case xml
     /// Advanced SubStation Alpha, a Dialogue per line with `{\k}` karaoke tags.
     case ass
+    /// WebVTT, a cue per line with `<hh:mm:ss.ttt>` word timestamps.
+    case vtt
     case json
     case srt
 }
@@ -79,6 +81,8 @@ public enum LyricsWriter {
             text = try miguXML(lyrics, notes: &notes)
         case .ass:
             text = try ASSFormat.write(lyrics, notes: &notes)
+        case .vtt:
+            text = try WebVTTFormat.write(lyrics, notes: &notes)
         case .json:
             var bytes: [UInt8] = []
             JSONModel.write(lyrics) { (chunk: [UInt8]) -> Void in bytes += chunk }

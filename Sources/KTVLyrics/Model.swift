@@ -26,6 +26,8 @@ public enum LyricFormat: String, Sendable, Codable, CaseIterable {
     case json
     /// Advanced SubStation Alpha with `{\k}` karaoke tags.
     case ass
+    /// WebVTT with `<hh:mm:ss.ttt>` word timestamps.
+    case webVTT = "vtt"
 }
 
 /// One `[key:value]` tag, kept in file order with the key as written.

@@ -3,7 +3,7 @@ import KTVCore
 @testable import KTVLyrics
 import Testing
 
-/// QRC, QRC in its wrapper, Migu XML and ASS written from every lyric fixture and read back
+/// QRC, QRC in its wrapper, Migu XML, ASS and WebVTT written from every lyric fixture and read back
 /// (issue 22): the same lines and words, times exact to the format's resolution; an ASS line's
 /// `\k` tags sum to its duration.
 @Suite struct NewWritersTests {
@@ -29,7 +29,7 @@ import Testing
         let all = try models()
         #expect(all.count >= 15)
         for (name, model) in all {
-            for format in [LyricsOutputFormat.qrc, .qrcXML, .xml, .ass] {
+            for format in [LyricsOutputFormat.qrc, .qrcXML, .xml, .ass, .vtt] {
                 let written: WrittenLyrics
                 do { written = try LyricsWriter.write(model, as: format) } catch {
                     Issue.record("\(name) → \(format.rawValue): \(error)")
