@@ -186,6 +186,28 @@ import KTVCore
         #expect(LyricsValidator.validate(p).isEmpty)
     }
 
+    @Test func assKaraoke() throws {
+        let p = try Fixtures.read("ass-karaoke.ass")
+        #expect(p.lyrics.format == .ass && p.lyrics.title == "Night Song")
+        // \kf and \K time as \k does; a lone {\k50} is a pause; \N reads as a space; {\b1} is ignored.
+        #expect(p.lyrics.lines[0].wordSpans == [Span(1000, 1300, "星"), Span(1300, 2000, "光"), Span(2500, 3500, "亮")])
+        #expect(p.lyrics.lines[1].wordSpans.map(\.text) == ["Hel", "lo,", " world again"])
+        #expect(p.lyrics.lineSpans == [Span(1000, 3500, "星光亮"), Span(4000, 6000, "Hello, world again")])
+        #expect(p.lyrics.lines.map(\.sourceLine) == [15, 16])
+        #expect(!p.diagnostics.hasErrors)
+    }
+
+    @Test func vttKaraoke() throws {
+        let p = try Fixtures.read("vtt-karaoke.vtt")
+        #expect(p.lyrics.format == .webVTT && p.lyrics.tags.map(\.key) == ["ti", "ar"])
+        // <v> and <c> dropped, the empty span between 2.000 and 2.500 a pause, entities decoded.
+        #expect(p.lyrics.lines[0].wordSpans == [Span(1000, 1300, "星"), Span(1300, 2000, "光"), Span(2500, 3500, "亮")])
+        #expect(p.lyrics.lines[0].translation == "Star & light")
+        #expect(p.lyrics.lineSpans == [Span(1000, 3500, "星光亮"), Span(4000, 6000, "no timestamps <here>")])
+        #expect(p.lyrics.lines[1].words.isEmpty)
+        #expect(!p.diagnostics.hasErrors)
+    }
+
     @Test func qrcWrapper() throws {
         let p = try Fixtures.read("qrc-wrapper.xml")
         #expect(p.lyrics.format == .qrcXML)
