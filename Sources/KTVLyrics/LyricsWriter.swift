@@ -276,6 +276,14 @@ public enum LyricsWriter {
                 words = [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
                 synthesized += 1
             }
+            // A row whose first word begins like a KRC unit `<n,n,n>` or a YRC unit `(n,n,n)` would be
+            // read back as that format.
+            if let first = words.first {
+                let b = Array(first.text.utf8)[...]
+                if KRCParser.unitHeader(b, b.startIndex) != nil || YRCParser.unit(b, b.startIndex) != nil {
+                    throw .cannotWrite(format: .qrc, detail: "the line at \(TimeText.ms(line.startMs)) begins with `\(Scan.capped(first.text))`, a KRC or YRC unit, so the file would read as that format; write it as krc or json")
+                }
+            }
             for w in words {
                 guard w.startMs >= 0, w.durationMs >= 0 else {
                     throw .cannotWrite(format: .qrc, detail: "word `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)) has a negative start or duration")
