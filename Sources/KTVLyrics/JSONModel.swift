@@ -1,8 +1,9 @@
 import KTVCore
 
 /// ktv's JSON form of the model: keys `format`, `tags`, `offset_ms`, `lines[]` (`start_ms`,
-/// `duration_ms`, `text`, `words[]` with `start_ms`, `duration_ms`, `text`, optional `romanization`),
-/// optional `translation`, and `reference_pitch` for pitch files. It is also read back.
+/// `duration_ms`, `text`, `words[]` with `start_ms`, `duration_ms`, `text`, optional `romanization`,
+/// `krc_field`, `pitch_hz` and `background: true`), optional `translation` and `voice` (a duet's
+/// agent id), and `reference_pitch` for pitch files. It is also read back.
 public enum JSONModel {
     public static func value(_ lyrics: Lyrics) -> JSONValue {
         var root: [(String, JSONValue)] = [
@@ -125,6 +126,10 @@ public enum JSONModel {
             raw(",\n      \"translation\": ")
             appendString(t, to: &out)
         }
+        if let v = l.voice {
+            raw(",\n      \"voice\": ")
+            appendString(v, to: &out)
+        }
         raw(",\n      \"words\": ")
         if l.words.isEmpty {
             raw("[]")
@@ -149,6 +154,7 @@ public enum JSONModel {
                     raw(",\n          \"pitch_hz\": ")
                     out.append(contentsOf: JSONValue.double(hz).serialized(pretty: false).utf8)
                 }
+                if w.background { raw(",\n          \"background\": true") }
                 raw("\n        }")
             }
             raw("\n      ]")
@@ -193,6 +199,7 @@ public enum JSONModel {
             ("start_ms", .int(l.startMs)), ("duration_ms", .int(l.durationMs)), ("text", .string(l.text)),
         ]
         if let t = l.translation { pairs.append(("translation", .string(t))) }
+        if let v = l.voice { pairs.append(("voice", .string(v))) }
         pairs.append(("words", .array(l.words.map { w in
             var p: [(String, JSONValue)] = [
                 ("start_ms", .int(w.startMs)), ("duration_ms", .int(w.durationMs)), ("text", .string(w.text)),
@@ -200,6 +207,7 @@ public enum JSONModel {
             if let r = w.romanization { p.append(("romanization", .string(r))) }
             if w.krcField != 0 { p.append(("krc_field", .int(w.krcField))) }
             if let hz = w.pitchHz { p.append(("pitch_hz", .double(hz))) }
+            if w.background { p.append(("background", .bool(true))) }
             return .object(p)
         })))
         return .object(pairs)
@@ -279,14 +287,17 @@ public enum JSONModel {
         var lines: [LyricLine] = []
         try r.forEachElement { r in
             let k = lines.count
-            var translation: String?
+            var translation: String?, voice: String?
             var words: [LyricWord] = []
             let (start, duration, text) = try timed(&r, "lines[\(k)]") { r, key in
                 if r.keyEquals(key, "translation") { translation = try string(&r) }
+                else if r.keyEquals(key, "voice") { voice = try string(&r) }
                 else if r.keyEquals(key, "words") { words = try self.words(&r, line: k) }
                 else { try r.skipValue() }
             }
-            lines.append(LyricLine(startMs: start, durationMs: duration, text: text, words: words, translation: translation))
+            var line = LyricLine(startMs: start, durationMs: duration, text: text, words: words, translation: translation)
+            if voice != nil { line.voice = voice }
+            lines.append(line)
         }
         return lines
     }
@@ -296,15 +307,18 @@ public enum JSONModel {
         var words: [LyricWord] = []
         guard r.peek() == 0x5B else { try r.skipValue(); return words }
         try r.forEachElement { r in
-            var romanization: String?, krcField: Int?, pitch: Double?
+            var romanization: String?, krcField: Int?, pitch: Double?, background = false
             let (start, duration, text) = try timed(&r, "lines[\(line)].words[\(words.count)]") { r, key in
                 if r.keyEquals(key, "romanization") { romanization = try string(&r) }
                 else if r.keyEquals(key, "krc_field") { krcField = try int(&r) }
                 else if r.keyEquals(key, "pitch_hz") { pitch = try number(&r) }
+                else if r.keyEquals(key, "background"), r.peek() == UInt8(ascii: "t") { try r.literal("true"); background = true }
                 else { try r.skipValue() }
             }
-            words.append(LyricWord(startMs: start, durationMs: duration, text: text, romanization: romanization,
-                                   krcField: krcField ?? 0, pitchHz: pitch))
+            var word = LyricWord(startMs: start, durationMs: duration, text: text, romanization: romanization,
+                                 krcField: krcField ?? 0, pitchHz: pitch)
+            word.background = background
+            words.append(word)
         }
         return words
     }

@@ -18,11 +18,12 @@ final class LineStorage: ManagedBuffer<Void, UInt8> {
 /// millisecond time), texts are UTF-8 with a varint length.
 ///
 ///     flags          bit 0 source line, bit 1 translation, bit 2 text stored (else it is the words'
-///                    texts joined), bit 3 plain words (no word has romanization, krcField or pitch)
-///     start, duration, [source line], [translation]
+///                    texts joined), bit 3 plain words (no word has romanization, krcField, pitch or
+///                    the background flag), bit 4 voice
+///     start, duration, [source line], [translation], [voice]
 ///     the words' texts joined (usually the line's text, so it is read in one piece), [text]
 ///     word count, then per word:
-///       [flags]      unless plain: bit 0 romanization, bit 1 krcField ≠ 0, bit 2 pitch
+///       [flags]      unless plain: bit 0 romanization, bit 1 krcField ≠ 0, bit 2 pitch, bit 3 background
 ///       start − previous start (the line's start for the first word), duration, text length
 ///       [romanization] [krcField] [pitch: 8 bytes, IEEE 754 bits little-endian]
 ///
@@ -36,12 +37,13 @@ enum LinePacking {
         var words: [LyricWord]
         var translation: String?
         var sourceLine: Int?
+        var voice: String? = nil
 
         var endMs: Int { startMs + durationMs }
     }
 
-    fileprivate static let hasSourceLine: UInt8 = 1, hasTranslation: UInt8 = 2, textStored: UInt8 = 4, plainWords: UInt8 = 8
-    fileprivate static let hasRomanization: UInt8 = 1, hasKRCField: UInt8 = 2, hasPitch: UInt8 = 4
+    fileprivate static let hasSourceLine: UInt8 = 1, hasTranslation: UInt8 = 2, textStored: UInt8 = 4, plainWords: UInt8 = 8, hasVoice: UInt8 = 16
+    fileprivate static let hasRomanization: UInt8 = 1, hasKRCField: UInt8 = 2, hasPitch: UInt8 = 4, isBackground: UInt8 = 8
 
     // MARK: Encoding
 
@@ -61,14 +63,16 @@ enum LinePacking {
         var flags: UInt8 = 0
         if f.sourceLine != nil { flags |= hasSourceLine }
         if f.translation != nil { flags |= hasTranslation }
+        if f.voice != nil { flags |= hasVoice }
         if storeText { flags |= textStored }
-        let plain = f.words.allSatisfy { $0.romanization == nil && $0.krcField == 0 && $0.pitchHz == nil }
+        let plain = f.words.allSatisfy { $0.romanization == nil && $0.krcField == 0 && $0.pitchHz == nil && !$0.background }
         if plain { flags |= plainWords }
         out.byte(flags)
         out.int(f.startMs)
         out.int(f.durationMs)
         if let n = f.sourceLine { out.int(n) }
         if let t = f.translation { out.string(t) }
+        if let v = f.voice { out.string(v) }
         var joined = 0
         for w in f.words { joined += w.text.utf8.count }
         out.varint(UInt64(joined))
@@ -82,6 +86,7 @@ enum LinePacking {
                 if w.romanization != nil { wf |= hasRomanization }
                 if w.krcField != 0 { wf |= hasKRCField }
                 if w.pitchHz != nil { wf |= hasPitch }
+                if w.background { wf |= isBackground }
                 out.byte(wf)
             }
             // Wrapping: any two Ints round-trip, however far apart.
@@ -156,6 +161,7 @@ enum LinePacking {
         var durationMs: Int
         var sourceLine: Int?
         var translation: Range<Int>?
+        var voice: Range<Int>?
         var joined: Range<Int>
         var text: Range<Int>?
         /// Offset of the word count.
@@ -169,10 +175,11 @@ enum LinePacking {
         let duration = r.int()
         let source = flags & hasSourceLine != 0 ? r.int() : nil
         let translation = flags & hasTranslation != 0 ? r.stringRange() : nil
+        let voice = flags & hasVoice != 0 ? r.stringRange() : nil
         let joined = r.stringRange()
         let text = flags & textStored != 0 ? r.stringRange() : nil
         return Layout(flags: flags, startMs: start, durationMs: duration, sourceLine: source,
-                      translation: translation, joined: joined, text: text, words: r.i)
+                      translation: translation, voice: voice, joined: joined, text: text, words: r.i)
     }
 
     // The fixed fields come first: reading one does not walk the rest.
@@ -198,7 +205,8 @@ enum LinePacking {
     static func unpack(_ p: UnsafePointer<UInt8>) -> Fields {
         let l = layout(p)
         return Fields(startMs: l.startMs, durationMs: l.durationMs, text: string(p, l.text ?? l.joined),
-                      words: decodeWords(p, l), translation: l.translation.map { string(p, $0) }, sourceLine: l.sourceLine)
+                      words: decodeWords(p, l), translation: l.translation.map { string(p, $0) }, sourceLine: l.sourceLine,
+                      voice: l.voice.map { string(p, $0) })
     }
 
     static func text(_ p: UnsafePointer<UInt8>) -> String {
@@ -208,6 +216,10 @@ enum LinePacking {
 
     static func translation(_ p: UnsafePointer<UInt8>) -> String? {
         layout(p).translation.map { string(p, $0) }
+    }
+
+    static func voice(_ p: UnsafePointer<UInt8>) -> String? {
+        layout(p).voice.map { string(p, $0) }
     }
 
     static func words(_ p: UnsafePointer<UInt8>) -> [LyricWord] { decodeWords(p, layout(p)) }
@@ -317,8 +329,10 @@ enum LinePacking {
                 for k in 0..<8 { bits |= UInt64(r.byte()) << (8 * UInt64(k)) }
                 pitch = Double(bitPattern: bits)
             }
-            words.append(LyricWord(startMs: start, durationMs: duration, text: text, romanization: romanization,
-                                   krcField: field, pitchHz: pitch))
+            var word = LyricWord(startMs: start, durationMs: duration, text: text, romanization: romanization,
+                                 krcField: field, pitchHz: pitch)
+            word.background = wf & isBackground != 0
+            words.append(word)
         }
         return words
     }

@@ -54,6 +54,9 @@ public struct LyricWord: Sendable, Equatable {
     public var krcField: Int
     /// Reference pitch of a Migu tone in Hz; nil when the format has none or the tone is unpitched.
     public var pitchHz: Double?
+    /// Sung by the backing voices (TTML's `ttm:role="x-bg"` spans, Lyricify Syllable's background
+    /// property), not the lead.
+    public var background = false
 
     public init(startMs: Int, durationMs: Int, text: String, romanization: String? = nil,
                 krcField: Int = 0, pitchHz: Double? = nil) {
@@ -122,6 +125,13 @@ public struct LyricLine: Sendable, Equatable, CustomReflectable {
         set { fields.translation = newValue }
     }
 
+    /// Who sings the line in a duet: an agent id as TTML names it (`v1`, `v2`, `v1000` for both),
+    /// or `v1`/`v2` for Lyricify Syllable's left and right; nil when the format does not say.
+    public var voice: String? {
+        get { packed.read(LinePacking.voice) }
+        set { fields.voice = newValue }
+    }
+
     /// 1-based line of the source text this line came from (for findings); nil for generated models.
     public var sourceLine: Int? {
         get { packed.read(LinePacking.sourceLine) }
@@ -144,7 +154,7 @@ public struct LyricLine: Sendable, Equatable, CustomReflectable {
     public var customMirror: Mirror {
         let f = fields
         return Mirror(self, children: ["startMs": f.startMs, "durationMs": f.durationMs, "text": f.text, "words": f.words,
-                                       "translation": f.translation as Any, "sourceLine": f.sourceLine as Any],
+                                       "translation": f.translation as Any, "sourceLine": f.sourceLine as Any, "voice": f.voice as Any],
                       displayStyle: .struct)
     }
 }

@@ -85,9 +85,25 @@ import KTVCore
         }
     }
 
+    @Test func aVoiceAndBackgroundWordsSurvivePacking() {
+        var line = LyricLine(startMs: 100, durationMs: 900, text: "ab", words: [LyricWord(startMs: 100, durationMs: 400, text: "a"),
+                                                                                 LyricWord(startMs: 500, durationMs: 500, text: "b")])
+        let plainSize = line.packedByteCount
+        line.voice = "v2"
+        var words = line.words
+        words[1].background = true
+        line.words = words
+        #expect(line.voice == "v2" && line.words.map(\.background) == [false, true])
+        #expect(line.text == "ab" && line.startMs == 100 && line.durationMs == 900)
+        // Two flag bytes (the words are no longer plain) and the voice's length and text.
+        #expect(line.packedByteCount == plainSize + 2 + 3)
+        line.voice = nil
+        #expect(line.voice == nil && line.words[1].background)
+    }
+
     @Test func describedLikeAPlainStruct() {
         let line = LyricLine(startMs: 1, durationMs: 2, text: "a", sourceLine: 3)
-        #expect(String(describing: line) == "LyricLine(startMs: 1, durationMs: 2, text: \"a\", words: [], translation: nil, sourceLine: Optional(3))")
+        #expect(String(describing: line) == "LyricLine(startMs: 1, durationMs: 2, text: \"a\", words: [], translation: nil, sourceLine: Optional(3), voice: nil)")
     }
 
     @Test func oneLineCostsAFewBytesMoreThanItsText() {

@@ -15,8 +15,8 @@ import KTVCore
 
     static func shape(_ l: Lyrics) -> Shape {
         Shape(tags: l.tags, lines: l.lines.map { line in
-            ["\(line.startMs)", "\(line.durationMs)", line.text, line.translation ?? "-"]
-                + line.words.map { "\($0.startMs)+\($0.durationMs):\($0.text)|\($0.romanization ?? "-")|\($0.krcField)" }
+            ["\(line.startMs)", "\(line.durationMs)", line.text, line.translation ?? "-", line.voice ?? "-"]
+                + line.words.map { "\($0.startMs)+\($0.durationMs):\($0.text)|\($0.romanization ?? "-")|\($0.krcField)\($0.background ? "|bg" : "")" }
         })
     }
 
@@ -36,6 +36,8 @@ import KTVCore
         /// Times to the centisecond, lines ending at or after their last word, the title the only tag,
         /// no per-word romanization (ASS).
         var subtitle = false
+        /// Duet voices on lines and background words (ktv JSON, TTML, Lyricify Syllable).
+        var duet = false
     }
 
     static func model(_ rng: inout SeededGenerator, _ c: Constraints) -> Lyrics {
@@ -56,6 +58,7 @@ import KTVCore
                     var w = LyricWord(startMs: wt, durationMs: d, text: s)
                     if c.translation, !c.subtitle, Int.random(in: 0..<3, using: &rng) == 0 { w.romanization = "ro" + text(&rng, words: 1) }
                     if c.overlaps, c.krcField, Int.random(in: 0..<20, using: &rng) == 0 { w.krcField = Int.random(in: 1...9, using: &rng) }
+                    if c.duet, Int.random(in: 0..<5, using: &rng) == 0 { w.background = true }
                     words.append(w)
                     wt += d + Int.random(in: 0...300, using: &rng) / unit * unit
                 }
@@ -67,6 +70,7 @@ import KTVCore
                                  text: c.words ? words.map(\.text).joined() : text(&rng, words: Int.random(in: 1...5, using: &rng)),
                                  words: words)
             if c.translation, Bool.random(using: &rng) { line.translation = "tr " + text(&rng, words: 2) }
+            if c.duet, Int.random(in: 0..<3, using: &rng) > 0 { line.voice = ["v1", "v2", "v1000"][Int.random(in: 0..<3, using: &rng)] }
             lines.append(line)
             // Next line: after this one (LRC), or possibly overlapping it by up to 300 ms (KRC, YRC).
             let gap = Int.random(in: 0...2000, using: &rng)
@@ -88,7 +92,7 @@ import KTVCore
         (.yrc, .yrc, Constraints(words: true, overlaps: true, translation: false, spaces: true)),
         (.lrc, .lrc, Constraints(words: false, overlaps: false, translation: false, spaces: false)),
         (.elrc, .enhancedLRC, Constraints(words: true, overlaps: false, translation: false, spaces: true)),
-        (.json, .json, Constraints(words: true, overlaps: true, translation: true, spaces: true)),
+        (.json, .json, Constraints(words: true, overlaps: true, translation: true, spaces: true, duet: true)),
         (.qrc, .qrc, Constraints(words: true, overlaps: true, translation: false, spaces: true, krcField: false)),
         (.qrcXML, .qrcXML, Constraints(words: true, overlaps: true, translation: false, spaces: true, krcField: false)),
         (.xml, .miguXML, Constraints(words: true, overlaps: true, translation: false, spaces: false, krcField: false, wordSpan: true)),
