@@ -120,6 +120,8 @@ public enum LyricsReader {
             lyrics = ASSParser(options: options).parse(text, into: &diags)
         case .webVTT:
             lyrics = WebVTTParser(options: options).parse(text, into: &diags)
+        case .ttml:
+            lyrics = try TTMLParser(options: options).parse(text, into: &diags)
         }
         diags.sort { ($0.line ?? 0) < ($1.line ?? 0) }
         return ParsedLyrics(lyrics: lyrics, diagnostics: diags, encoding: decoded.encoding)
@@ -141,6 +143,7 @@ public enum LyricsReader {
         if lead.hasPrefix("WEBVTT") || ext == "vtt" { return .webVTT }
         if firstByte == ASCII.langle {
             if sample.contains("<QrcInfos") || sample.contains("LyricContent=") { return .qrcXML }
+            if sample.contains("<tt ") || sample.contains("<tt>") || sample.contains("<tt:tt") { return .ttml }
             return .miguXML
         }
         if firstByte == ASCII.lbrace {

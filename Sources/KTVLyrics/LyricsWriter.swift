@@ -17,6 +17,8 @@ public enum LyricsOutputFormat: String, Sendable, CaseIterable {
     case ass
     /// WebVTT, a cue per line with `<hh:mm:ss.ttt>` word timestamps.
     case vtt
+    /// TTML2 as Apple Music and AMLL use it.
+    case ttml
     case json
     case srt
 }
@@ -83,6 +85,8 @@ public enum LyricsWriter {
             text = try ASSFormat.write(lyrics, notes: &notes)
         case .vtt:
             text = try WebVTTFormat.write(lyrics, notes: &notes)
+        case .ttml:
+            text = try TTMLFormat.write(lyrics, notes: &notes)
         case .json:
             var bytes: [UInt8] = []
             JSONModel.write(lyrics) { (chunk: [UInt8]) -> Void in bytes += chunk }

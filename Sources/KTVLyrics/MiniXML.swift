@@ -7,8 +7,13 @@ struct XMLElement {
     var name: String
     var attributes: [(String, String)]
     var children: [XMLElement]
+    /// All the element's own text (between its children too), in order.
     var text: String
     var line: Int
+    /// Mixed content, for formats whose spacing lives between elements (TTML's spans): the text
+    /// before the first child, and each child's `tail`, the text after it up to the next.
+    var leadingText = ""
+    var tail = ""
 
     func attribute(_ key: String) -> String? { attributes.first { $0.0 == key }?.1 }
     func child(_ key: String) -> XMLElement? { children.first { $0.name == key } }
@@ -144,6 +149,7 @@ struct MiniXML {
         }
         var children: [XMLElement] = []
         var text: [UInt8] = []
+        var childAt: [Int] = []   // where in `text` each child sits
         while true {
             guard i < b.count else {
                 throw XMLError(line: elementLine, message: "element `<\(tag)>` is never closed (missing `</\(tag)>`)")
@@ -160,7 +166,15 @@ struct MiniXML {
                     }
                     i += 1
                     let t = try Self.unescape(text[...], line: elementLine)
-                    return XMLElement(name: tag, attributes: attributes, children: children, text: t, line: elementLine)
+                    var element = XMLElement(name: tag, attributes: attributes, children: children, text: t, line: elementLine)
+                    if !children.isEmpty {
+                        element.leadingText = try Self.unescape(text[0..<childAt[0]], line: elementLine)
+                        for k in children.indices {
+                            let end = k + 1 < children.count ? childAt[k + 1] : text.count
+                            element.children[k].tail = try Self.unescape(text[childAt[k]..<end], line: elementLine)
+                        }
+                    }
+                    return element
                 } else if startsWith("<!--") {
                     try skip(until: "-->")
                 } else if startsWith("<![CDATA[") {
@@ -171,6 +185,7 @@ struct MiniXML {
                 } else if startsWith("<?") {
                     try skip(until: "?>")
                 } else {
+                    childAt.append(text.count)
                     children.append(try element())
                 }
             } else {

@@ -28,6 +28,8 @@ public enum LyricFormat: String, Sendable, Codable, CaseIterable {
     case ass
     /// WebVTT with `<hh:mm:ss.ttt>` word timestamps.
     case webVTT = "vtt"
+    /// TTML as Apple Music and AMLL use it: `<p>` lines, `<span>` words, agents, background vocals.
+    case ttml
 }
 
 /// One `[key:value]` tag, kept in file order with the key as written.

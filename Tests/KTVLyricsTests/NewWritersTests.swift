@@ -29,7 +29,7 @@ import Testing
         let all = try models()
         #expect(all.count >= 15)
         for (name, model) in all {
-            for format in [LyricsOutputFormat.qrc, .qrcXML, .xml, .ass, .vtt] {
+            for format in [LyricsOutputFormat.qrc, .qrcXML, .xml, .ass, .vtt, .ttml] {
                 let written: WrittenLyrics
                 do { written = try LyricsWriter.write(model, as: format) } catch {
                     Issue.record("\(name) → \(format.rawValue): \(error)")

@@ -98,6 +98,7 @@ import KTVCore
         (.xml, .miguXML, Constraints(words: true, overlaps: true, translation: false, spaces: false, krcField: false, wordSpan: true)),
         (.ass, .ass, Constraints(words: true, overlaps: false, translation: true, spaces: true, krcField: false, subtitle: true)),
         (.vtt, .webVTT, Constraints(words: true, overlaps: false, translation: true, spaces: true, krcField: false, subtitle: true)),
+        (.ttml, .ttml, Constraints(words: true, overlaps: false, translation: true, spaces: true, krcField: false, subtitle: true, duet: true)),
     ])
     func randomModelsRoundTrip(format: LyricsOutputFormat, expected: LyricFormat, constraints: Constraints) throws {
         var rng = SeededGenerator(seed: 0x4B54_5600 + UInt64(format.rawValue.count))
