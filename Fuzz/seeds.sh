@@ -44,7 +44,8 @@ add_text() {
 # --- lyrics and roundtrip: every lyric and pitch-reference file
 lyric_files() {
     find fixtures/lyrics fixtures/audio -type f ! -name '*.md' \( -name '*.krc' -o -name '*.lrc' -o -name '*.yrc' \
-        -o -name '*.qrc' -o -name '*.xml' -o -name '*.pitch' -o -name '*.bin' -o -name '*.txt' \)
+        -o -name '*.qrc' -o -name '*.xml' -o -name '*.pitch' -o -name '*.bin' -o -name '*.txt' \
+        -o -name '*.ass' -o -name '*.vtt' -o -name '*.ttml' \)
     if [ -d "$SHARED" ]; then
         find "$SHARED/lyrics" "$SHARED/agora" -type f ! -name '*.md' ! -name 'golden-scores.json' 2>/dev/null
         find "$SHARED/scenes" -type f \( -name '*.krc' -o -name '*.lrc' -o -name 'reference.*' \) 2>/dev/null

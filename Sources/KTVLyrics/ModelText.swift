@@ -1,7 +1,7 @@
 import KTVCore
 
 /// A plain-text view of a parsed model for people: tags, then each line with its start, duration and
-/// words (`text@start+duration`), translation, and a summary of the reference pitch.
+/// words (`text@start+duration`, `[bg]` for background vocals), a duet's voice, translation, and a summary of the reference pitch.
 public enum ModelText {
     /// The view in pieces of about `chunkBytes`, a line at a time.
     public static func write<E: Error>(_ parsed: ParsedLyrics, chunkBytes: Int = 1 << 20,
@@ -18,11 +18,12 @@ public enum ModelText {
         out += "lines: \(l.lines.count), words: \(words)\n"
         for (k, packed) in l.lines.enumerated() {
             let line = (text: packed.text, words: packed.words)
-            out += "\(k + 1)\t\(stamp(packed.startMs)) +\(packed.durationMs)\t\(line.text)\n"
+            out += "\(k + 1)\t\(stamp(packed.startMs)) +\(packed.durationMs)\t\(line.text)\(packed.voice.map { "\t[voice \($0)]" } ?? "")\n"
             if !line.words.isEmpty {
                 out += "\t" + line.words.map { w in
                     var s = "\(w.text)@\(w.startMs)+\(w.durationMs)"
                     if let r = w.romanization { s += "(\(r))" }
+                    if w.background { s += "[bg]" }
                     return s
                 }.joined(separator: " ") + "\n"
             }

@@ -208,6 +208,24 @@ import KTVCore
         #expect(!p.diagnostics.hasErrors)
     }
 
+    @Test func ttmlDuet() throws {
+        let p = try Fixtures.read("ttml-duet.ttml")
+        #expect(p.lyrics.format == .ttml && p.lyrics.title == "Night Song" && p.lyrics.tag("artists") == "Nobody")
+        #expect(p.lyrics.lines.map(\.voice) == ["v1", "v2", "v1"])
+        // The space between spans belongs to the word before; clock, offset (s, ms) and dur times.
+        #expect(p.lyrics.lines[0].wordSpans == [Span(1000, 1300, "星"), Span(1300, 2000, "光 "), Span(2500, 3500, "亮")])
+        #expect(p.lyrics.lines[0].translation == "Star & light")
+        #expect(p.lyrics.lines[1].wordSpans == [Span(4000, 4800, "Hel"), Span(4800, 5200, "lo"), Span(5200, 6000, "(ooh)")])
+        #expect(p.lyrics.lines[1].words.map(\.background) == [false, false, true])
+        #expect(p.lyrics.lines[1].words.map(\.romanization) == ["hel", "lo", "ooh"])
+        #expect(p.lyrics.lineSpans == [Span(1000, 3500, "星光 亮"), Span(4000, 6000, "Hello(ooh)"), Span(6500, 8500, "no word timing")])
+        #expect(!p.diagnostics.hasErrors)
+        // Through ktv JSON and TTML again: voices and background words kept.
+        let again = try LyricsReader.read(try LyricsWriter.write(p.lyrics, as: .ttml).bytes).lyrics
+        #expect(again.lines.map(\.voice) == p.lyrics.lines.map(\.voice))
+        #expect(again.lines.map { $0.words.map(\.background) } == p.lyrics.lines.map { $0.words.map(\.background) })
+    }
+
     @Test func qrcWrapper() throws {
         let p = try Fixtures.read("qrc-wrapper.xml")
         #expect(p.lyrics.format == .qrcXML)
