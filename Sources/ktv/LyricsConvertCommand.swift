@@ -18,6 +18,9 @@ extension LyricsCommand {
         @Option(help: "Target format: \(LyricsOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         var to: LyricsOutputFormat
 
+        @Flag(help: "With --to qrc: wrap the rows in QQ Music's <QrcInfos> XML document (the same as --to qrc-xml).")
+        var qrcWrapper = false
+
         @Option(help: ArgumentHelp(LyricsWriteOptions.Spec.lrcFractionDigits.help))
         var lrcDigits = LyricsWriteOptions.Spec.lrcFractionDigits.defaultValue
 
@@ -29,7 +32,13 @@ extension LyricsCommand {
         @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
         var output: String?
 
-        func validate() throws { _ = try writeOptions() }
+        func validate() throws {
+            _ = try writeOptions()
+            if qrcWrapper && to != .qrc && to != .qrcXML { throw ValidationError("--qrc-wrapper goes with --to qrc") }
+        }
+
+        /// The format written: `--to qrc --qrc-wrapper` is `qrc-xml`.
+        var target: LyricsOutputFormat { qrcWrapper && to == .qrc ? .qrcXML : to }
 
         func writeOptions() throws -> LyricsWriteOptions {
             do { return try LyricsWriteOptions(lrcFractionDigits: lrcDigits).validated() } catch {
@@ -43,7 +52,7 @@ extension LyricsCommand {
             try reportParseFindings(parsed, path: file, lenient: lenient)
             let written: WrittenLyrics
             do {
-                written = try LyricsWriter.write(parsed.lyrics, as: to, options: writeOptions)
+                written = try LyricsWriter.write(parsed.lyrics, as: target, options: writeOptions)
             } catch {
                 printError("ktv: \(describe(error, path: file))")
                 throw ExitCode(KTVExitCode.dataError)
