@@ -97,6 +97,15 @@ public enum LyricsWriter {
         return WrittenLyrics(bytes: text, notes: notes)
     }
 
+    /// The line's words, or, for a line without word timing, one word spanning it (counted in
+    /// `synthesized`, for the note that says so): what the word-timed formats write.
+    static func wordsOrOne(_ line: LyricLine, synthesized: inout Int) -> [LyricWord] {
+        let words = line.words
+        guard words.isEmpty else { return words }
+        synthesized += 1
+        return [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
+    }
+
     /// Tags worth writing back: `offset` is already applied and `language` is rebuilt from the model.
     private static func headerTags(_ lyrics: Lyrics) -> [LyricTag] {
         lyrics.tags.filter { let k = $0.key.lowercased(); return k != "offset" && k != "language" }
@@ -121,11 +130,7 @@ public enum LyricsWriter {
                 throw .cannotWrite(format: .krc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
             }
             out += "[\(line.startMs),\(line.durationMs)]"
-            var words = line.words
-            if words.isEmpty {
-                words = [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
-                synthesized += 1
-            }
+            let words = wordsOrOne(line, synthesized: &synthesized)
             for w in words {
                 let offset = w.startMs - line.startMs
                 guard offset >= 0, w.durationMs >= 0, w.krcField >= 0 else {
@@ -275,11 +280,7 @@ public enum LyricsWriter {
                 throw .cannotWrite(format: .qrc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
             }
             out += "[\(line.startMs),\(line.durationMs)]"
-            var words = line.words
-            if words.isEmpty {
-                words = [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
-                synthesized += 1
-            }
+            let words = wordsOrOne(line, synthesized: &synthesized)
             // A row whose first word begins like a KRC unit `<n,n,n>` or a YRC unit `(n,n,n)` would be
             // read back as that format.
             if let first = words.first {
@@ -341,11 +342,7 @@ public enum LyricsWriter {
         out += "</general>\n<midi_lrc>\n<paragraph>\n"
         var synthesized = 0, pitched = 0
         for line in lyrics.lines {
-            var words = line.words
-            if words.isEmpty {
-                words = [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
-                synthesized += 1
-            }
+            let words = wordsOrOne(line, synthesized: &synthesized)
             out += "<sentence>\n"
             for w in words {
                 guard w.startMs >= 0, w.durationMs >= 0 else {
