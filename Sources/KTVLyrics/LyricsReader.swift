@@ -122,6 +122,8 @@ public enum LyricsReader {
             lyrics = WebVTTParser(options: options).parse(text, into: &diags)
         case .ttml:
             lyrics = try TTMLParser(options: options).parse(text, into: &diags)
+        case .lyricifySyllable:
+            lyrics = LyricifySyllableParser(options: options).parse(text, into: &diags)
         }
         diags.sort { ($0.line ?? 0) < ($1.line ?? 0) }
         return ParsedLyrics(lyrics: lyrics, diagnostics: diags, encoding: decoded.encoding)
@@ -160,6 +162,8 @@ public enum LyricsReader {
             guard let f = b.first else { continue }
             if f == ASCII.lbrace, ext != "json" { return .yrc }
             guard f == ASCII.lbracket else { continue }
+            // `[4]It's (18115,649)…`: a Lyricify Syllable row (QRC's timing after the text, a one-digit property).
+            if let (_, from) = LyricifySyllableParser.header(b), QRCParser.nextTiming(b, from: from) != nil { return .lyricifySyllable }
             if let (_, e1) = Scan.uint(b, b.startIndex + 1), e1 < b.endIndex {
                 if b[e1] == ASCII.colon { return .lrc }
                 if b[e1] == ASCII.comma, let (_, e2) = Scan.uint(b, e1 + 1), e2 < b.endIndex, b[e2] == ASCII.rbracket {
@@ -182,6 +186,7 @@ public enum LyricsReader {
             case "krc": return .krcText
             case "yrc": return .yrc
             case "qrc": return .qrc
+            case "lys": return .lyricifySyllable
             default: return .lrc
             }
         }

@@ -19,6 +19,8 @@ public enum LyricsOutputFormat: String, Sendable, CaseIterable {
     case vtt
     /// TTML2 as Apple Music and AMLL use it.
     case ttml
+    /// Lyricify Syllable.
+    case lys
     case json
     case srt
 }
@@ -87,6 +89,8 @@ public enum LyricsWriter {
             text = try WebVTTFormat.write(lyrics, notes: &notes)
         case .ttml:
             text = try TTMLFormat.write(lyrics, notes: &notes)
+        case .lys:
+            text = try LyricifySyllable.write(lyrics, notes: &notes)
         case .json:
             var bytes: [UInt8] = []
             JSONModel.write(lyrics) { (chunk: [UInt8]) -> Void in bytes += chunk }

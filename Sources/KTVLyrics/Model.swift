@@ -30,6 +30,8 @@ public enum LyricFormat: String, Sendable, Codable, CaseIterable {
     case webVTT = "vtt"
     /// TTML as Apple Music and AMLL use it: `<p>` lines, `<span>` words, agents, background vocals.
     case ttml
+    /// Lyricify Syllable: `[p]word(start,dur)…` rows, `p` the lead or background and the side.
+    case lyricifySyllable = "lys"
 }
 
 /// One `[key:value]` tag, kept in file order with the key as written.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `ktv lyrics convert --to qrc|qrc-xml|xml|ass|vtt|ttml` from the command line (issue 22): each
+/// `ktv lyrics convert --to qrc|qrc-xml|xml|ass|vtt|ttml|lys` from the command line (issue 22): each
 /// written file parses back to the same lines, with the notes on stderr; `--qrc-wrapper`.
 @Suite struct LyricsFormatsCLITests {
     let source = KTVBinary.packageRoot.appendingPathComponent("fixtures/lyrics/krc-language.krc").path
@@ -9,7 +9,7 @@ import Testing
     @Test func everyNewFormatConvertsAndParsesBack() throws {
         let s = try Scratch()
         let lines = try ktv(["lyrics", "parse", source, "--format", "text"]).out.split(separator: "\n").filter { $0.first?.isNumber == true }
-        for (format, ext) in [("qrc", "qrc"), ("qrc-xml", "xml"), ("xml", "xml"), ("ass", "ass"), ("vtt", "vtt"), ("ttml", "ttml")] {
+        for (format, ext) in [("qrc", "qrc"), ("qrc-xml", "xml"), ("xml", "xml"), ("ass", "ass"), ("vtt", "vtt"), ("ttml", "ttml"), ("lys", "lys")] {
             let out = s.path("out-\(format).\(ext)")
             let r = try ktv(["lyrics", "convert", source, "--to", format, "-o", out])
             #expect(r.status == 0, "\(format): \(r.stderr)")

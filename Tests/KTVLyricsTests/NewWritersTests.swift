@@ -3,7 +3,7 @@ import KTVCore
 @testable import KTVLyrics
 import Testing
 
-/// QRC, QRC in its wrapper, Migu XML, ASS and WebVTT written from every lyric fixture and read back
+/// QRC, QRC in its wrapper, Migu XML, ASS, WebVTT, TTML and LYS written from every lyric fixture and read back
 /// (issue 22): the same lines and words, times exact to the format's resolution; an ASS line's
 /// `\k` tags sum to its duration.
 @Suite struct NewWritersTests {
@@ -29,7 +29,7 @@ import Testing
         let all = try models()
         #expect(all.count >= 15)
         for (name, model) in all {
-            for format in [LyricsOutputFormat.qrc, .qrcXML, .xml, .ass, .vtt, .ttml] {
+            for format in [LyricsOutputFormat.qrc, .qrcXML, .xml, .ass, .vtt, .ttml, .lys] {
                 let written: WrittenLyrics
                 do { written = try LyricsWriter.write(model, as: format) } catch {
                     Issue.record("\(name) → \(format.rawValue): \(error)")
@@ -39,7 +39,8 @@ import Testing
                 #expect(!back.diagnostics.hasErrors, "\(name) → \(format.rawValue): \(back.diagnostics)")
                 let resolution = format == .ass ? 10 : 1
                 // ASS syllables follow each other: overlapping words were moved, and the note says so.
-                if written.notes.contains(where: { $0.rule == "words-moved" }) { continue }
+                // (LYS writes background words as a row of their own: tested with their own words below.)
+                if written.notes.contains(where: { $0.rule == "words-moved" || $0.rule == "background-split" }) { continue }
                 // Migu XML keeps words' text trimmed at the line's ends; compare what it keeps.
                 let a = words(model, resolutionMs: resolution), b = words(back.lyrics, resolutionMs: resolution)
                 if format == .xml {
@@ -77,6 +78,26 @@ import Testing
         #expect(throws: LyricsError.self) { try LyricsWriter.write(braces, as: .ass) }
         let timing = Lyrics(format: .json, lines: [LyricLine(startMs: 0, durationMs: 100, text: "a(1,2)", words: [LyricWord(startMs: 0, durationMs: 100, text: "a(1,2)")])])
         #expect(throws: LyricsError.self) { try LyricsWriter.write(timing, as: .qrc) }
+    }
+
+    /// Lyricify's rows (what the issue calls mixed QRC rows, `[4]It's (18115,649)…`): the property
+    /// digit is the side and whether the row is background vocals; TTML's duet and background
+    /// words go through LYS and back.
+    @Test func lyricifySyllableRowsCarryTheSideAndTheBackground() throws {
+        let lys = "[ti:Mixed]\n[4]It's (18115,649)every(18764,300)one(19064,400)\n[8]ooh (19500,500)ah(20000,300)\n[0]la(21000,100)\n[3]na(21200,100)\n"
+        let p = try LyricsReader.read(Array(lys.utf8), fileName: "m.lys")
+        #expect(p.lyrics.format == .lyricifySyllable && !p.diagnostics.hasErrors)
+        #expect(p.lyrics.lines.map(\.voice) == ["v1", "v2", nil, nil])
+        #expect(p.lyrics.lines.map { $0.words.allSatisfy(\.background) } == [false, true, false, false])
+        #expect(p.lyrics.lines[0].wordSpans == [Span(18115, 18764, "It's "), Span(18764, 19064, "every"), Span(19064, 19464, "one")])
+        #expect(String(decoding: try LyricsWriter.write(p.lyrics, as: .lys).bytes, as: UTF8.self) == lys.replacingOccurrences(of: "[3]na", with: "[0]na"))
+        // TTML's line with background words becomes a lead row and a background row, and reads back with both.
+        let duet = try Fixtures.read("ttml-duet.ttml").lyrics
+        let written = try LyricsWriter.write(duet, as: .lys)
+        #expect(written.notes.contains { $0.rule == "background-split" })
+        let back = try LyricsReader.read(written.bytes).lyrics
+        #expect(back.lines.map(\.voice) == ["v1", "v2", "v2", "v1"])
+        #expect(back.lines[2].words.map(\.text) == ["(ooh)"] && back.lines[2].words[0].background)
     }
 
     @Test func assFromOtherToolsReads() throws {

@@ -99,6 +99,7 @@ import KTVCore
         (.ass, .ass, Constraints(words: true, overlaps: false, translation: true, spaces: true, krcField: false, subtitle: true)),
         (.vtt, .webVTT, Constraints(words: true, overlaps: false, translation: true, spaces: true, krcField: false, subtitle: true)),
         (.ttml, .ttml, Constraints(words: true, overlaps: false, translation: true, spaces: true, krcField: false, subtitle: true, duet: true)),
+        (.lys, .lyricifySyllable, Constraints(words: true, overlaps: true, translation: false, spaces: true, krcField: false, wordSpan: true)),
     ])
     func randomModelsRoundTrip(format: LyricsOutputFormat, expected: LyricFormat, constraints: Constraints) throws {
         var rng = SeededGenerator(seed: 0x4B54_5600 + UInt64(format.rawValue.count))
