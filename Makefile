@@ -4,16 +4,16 @@ KTV_RELEASE := .build/release/ktv
 DEMO_OUT := .build/demo
 # Debian packages the build and the tests need: libsndfile (every audio format, MP3 included), FFTW,
 # zlib (KRC), libsoxr (resampling), FFmpeg's libraries (MP4/M4A, WebM, video: what libsndfile does
-# not decode); python3 (an independent zlib decoder in the KRC tests), lame (MP3 test input), sox (the
+# not decode), libzip (compressed MusicXML, .mxl); python3 (an independent zlib decoder in the KRC tests), lame (MP3 test input), sox (the
 # split benchmark's peer), ffmpeg (M4A, WebM and MP4 test inputs).
-APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev \
+APT_PACKAGES := libsndfile1-dev libfftw3-dev zlib1g-dev libsoxr-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libzip-dev \
   pkg-config python3 lame sox ffmpeg
 # apt-get install as root, or through sudo; the packages follow, then `; }` closes the group.
 APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: setup build release test browser-test demo spark-demo bench assess fuzz fuzz-smoke clean
+.PHONY: setup build release test browser-test interop-test demo spark-demo bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -52,6 +52,20 @@ browser-test: release
 	  .venv-browser/bin/pip install -q playwright || { echo "SKIP browser-test: Playwright for Python could not be installed from PyPI"; exit 0; }; \
 	fi; \
 	.venv-browser/bin/python Tests/browser/pages_test.py --ktv $(KTV_RELEASE) --out $(BROWSER_OUT) --browser "$$(command -v chromium)"
+
+## interop-test: ktv's outputs read by other projects' readers, from PyPI into .venv-interop: every
+## lyric fixture as ASS (pysubs2: each line's \\k sums to its duration), WebVTT (webvtt-py) and TTML
+## (ttconv); the MusicXML fixtures read by music21 (its ties, transposition and tempo against
+## ktv's), and ktv's written MusicXML read back by music21, with ../shared's scene references when
+## there. Skipped, with the reason, where PyPI cannot be reached.
+INTEROP_EXTRA := $(wildcard ../shared/scenes/*/reference.xml ../shared/scenes/*/reference.notes.json ../shared/agora/LrcView-iOS/Tests/Resource/TestLogFile/xml/*.xml)
+interop-test: release
+	@if ! .venv-interop/bin/python -c 'import music21, pysubs2, webvtt, ttconv' 2>/dev/null; then \
+	  rm -rf .venv-interop; \
+	  { python3 -m venv .venv-interop 2>/dev/null || { $(APT_INSTALL) python3-venv; } && python3 -m venv .venv-interop; }; } && \
+	  .venv-interop/bin/pip install -q music21 pysubs2 webvtt-py ttconv || { echo "SKIP interop-test: music21, pysubs2, webvtt-py or ttconv could not be installed from PyPI"; exit 0; }; \
+	fi; \
+	.venv-interop/bin/python Tests/interop/interop_test.py --ktv $(KTV_RELEASE) --fixtures fixtures --extra $(INTEROP_EXTRA)
 
 ## demo: run the tools on fixtures/ and print what they found
 demo: release

@@ -31,6 +31,9 @@ let package = Package(
         // FFmpeg's libraries, for what libsndfile does not decode (MP4/M4A, WebM/Matroska, video).
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"]), .brew(["ffmpeg"])]),
+        // libzip, for compressed MusicXML (.mxl, a zip container).
+        .systemLibrary(name: "CZip", pkgConfig: "libzip",
+                       providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),
 
         .target(name: "KTVCore"),
         .target(name: "KTVLyrics", dependencies: ["KTVCore", "CZlib"]),
@@ -42,7 +45,7 @@ let package = Package(
         .target(name: "KTVSync", dependencies: ["KTVCore", "KTVLyrics"]),
         // Scoring a take against a reference melody: references → notes, takes → pitch, alignment,
         // judging under a rule set, aggregation.
-        .target(name: "KTVScore", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync"]),
+        .target(name: "KTVScore", dependencies: ["KTVCore", "KTVLyrics", "KTVAudio", "KTVPitch", "KTVSync", "CZip"]),
         // Scoring a manifest of takes: on every core, resumable, sharded across machines.
         .target(name: "KTVBatch", dependencies: ["KTVCore", "KTVAudio", "KTVPitch", "KTVSync", "KTVScore"]),
 

@@ -178,6 +178,9 @@ printf 'MThd\0\0\0\6\0\1\0\3\0\x64MTrk\0\0\0\x0b\0\xff\x51\3\x09\x27\xc0\0\xff\x
 # scale), a pitch track segmented into notes, Migu XML tones, Agora pitch, and the shared scenes'
 # references when they are there.
 add reference fixtures/lyrics/migu.xml fixtures/lyrics/agora-pitch-notes.pitch fixtures/lyrics/agora-pitch-contour.bin
+# MusicXML (ties, a tempo change, transposing parts, repeats with endings) and .mxl archives (with
+# and without META-INF/container.xml, and one that unpacks to 2 MiB).
+add reference fixtures/musicxml/*.musicxml fixtures/musicxml/*.mxl
 [ -d "$SHARED/scenes" ] && add reference $(find "$SHARED/scenes" -name 'reference.*' | sort | head -n 4)
 printf '[{"start_ms":1000,"duration_ms":400,"midi":60,"word":"a"},{"start_ms":1500,"duration_ms":400,"midi":62.5,"word":"b"},{"start_ms":2000,"duration_ms":0,"midi":null}]\n' | add_text reference
 printf '\xef\xbb\xbf{"notes":[{"start_ms":0,"duration_ms":300,"midi":64,"word":"x","line":0,"kind":"golden"},{"start_ms":400,"duration_ms":300,"midi":65,"line":1,"kind":"rap"}],"lines":[{"start_ms":0,"end_ms":300,"text":"x"},{"start_ms":400,"end_ms":700,"text":"y"}],"beat_ms":125.5,"scale":"relative"}\n' | add_text reference

@@ -76,6 +76,12 @@ public final class AudioReader {
     /// mark): reported as a truncation when reading reaches the end.
     private var shortfall: (claimedS: Double?, reason: String)?
 
+    public enum Spec {
+        public static let stream = Parameter<Int>("stream", range: 1...64, default: 1, defaultText: "the first audio stream",
+            "The audio stream read from a container with several (a video, an MKV with two languages), counted from 1 among its audio streams; a WAV, FLAC or MP3 file has one.")
+        public static let all: [ParameterInfo] = [stream.info]
+    }
+
     /// Opens a file. `stream` picks the audio stream (from 1) of a container read through FFmpeg;
     /// nil takes the best one (the first, usually).
     public convenience init(path: String, stream: Int? = nil) throws(AudioError) {
@@ -107,6 +113,10 @@ public final class AudioReader {
             }
             try self.init(ffmpeg: try FFmpegDecoder(path: path, stream: stream), path: path, memory: nil)
             return
+        }
+        if let stream, stream != 1 {
+            sf_close(h)
+            throw .noAudioStream(path: path, detail: "audio stream \(stream) was asked for, and a file libsndfile reads holds one")
         }
         try self.init(handle: h, info: sfinfo, path: path, memory: nil, tail: tail)
     }

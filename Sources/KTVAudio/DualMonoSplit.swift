@@ -173,8 +173,8 @@ public struct SplitReportOutput: Sendable {
 
 public enum DualMonoSplitter {
     /// Decides lag, layout and gain from analysis windows of the file.
-    public static func analyze(path: String, configuration: SplitConfiguration) throws(AudioError) -> SplitAnalysis {
-        try analyze(reader: AudioReader(path: path), configuration: configuration)
+    public static func analyze(path: String, stream: Int? = nil, configuration: SplitConfiguration) throws(AudioError) -> SplitAnalysis {
+        try analyze(reader: AudioReader(path: path, stream: stream), configuration: configuration)
     }
 
     /// Decides lag, layout and gain from analysis windows of an open reader (a file or bytes in memory).
@@ -188,9 +188,10 @@ public enum DualMonoSplitter {
     }
 
     /// Analysis and the streaming split, writing the requested outputs (all of them, or none).
-    public static func split(path: String, configuration: SplitConfiguration, outputs: SplitOutputs) throws(AudioError) -> SplitResult {
+    /// `stream`: the audio stream of a container (from 1; nil: the first).
+    public static func split(path: String, stream: Int? = nil, configuration: SplitConfiguration, outputs: SplitOutputs) throws(AudioError) -> SplitResult {
         let config = try configuration.validated()
-        let analysisReader = try AudioReader(path: path)
+        let analysisReader = try AudioReader(path: path, stream: stream)
         let analysis = try analyze(reader: analysisReader, configuration: config)
         let folder = try FolderCreation(outputs.folder)
         let set = AtomicOutputSet()
@@ -198,7 +199,7 @@ public enum DualMonoSplitter {
                                  sampleRate: 0, truncation: analysisReader.truncation)
         do {
             if analysis.dualMono, let o = analysis.originalChannel, let c = analysis.accompanimentChannel {
-                result = try DualMonoSeparator(reader: AudioReader(path: path), original: o, accompaniment: c, lag: analysis.lagSamples,
+                result = try DualMonoSeparator(reader: AudioReader(path: path, stream: stream), original: o, accompaniment: c, lag: analysis.lagSamples,
                                                 gain: analysis.gain, config: config).run(outputs: outputs, into: set, analysis: analysis)
                 result.truncation = result.truncation ?? analysisReader.truncation
             }

@@ -81,7 +81,7 @@ final class FFmpegDecoder {
             guard stream >= 1, stream <= audio.count else {
                 let count = audio.count
                 Self.cleanup(format: &format, io: &io, packet: packet, frame: frame)
-                throw .noAudioStream(path: path, detail: count == 0 ? "it holds no audio stream" : "--stream \(stream) asked for, and it holds \(count) audio stream(s)")
+                throw .noAudioStream(path: path, detail: count == 0 ? "it holds no audio stream" : "audio stream \(stream) was asked for, and it holds \(count) audio stream(s)")
             }
             chosen = audio[stream - 1]
         } else {

@@ -334,6 +334,11 @@ struct BatchWorker {
             guard let v = Int(p) else { throw bad(.pitchIntervalMs, "\(quoted(p)) is not a whole number of milliseconds") }
             pitchIntervalMs = v
         }
+        var stream: Int?
+        if let s = row[.stream] {
+            guard let v = Int(s) else { throw bad(.stream, "\(quoted(s)) is not a whole number (the audio stream, from 1)") }
+            stream = v
+        }
         var options = defaults.ruleOptions
         if let k = row[.keyShift] {
             do { options.keyShift = try KeyShift(parsing: k) } catch { throw bad(.keyShift, "\(quoted(k)): \(error.allowed)") }
@@ -353,9 +358,9 @@ struct BatchWorker {
         let request = TakeRequest(take: manifest.resolve(take), accompaniment: row[.accompaniment].map(manifest.resolve),
                                   pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: latencyMs,
                                   progressLog: row[.progressLog].map(manifest.resolve), device: row[.device], rules: rules, keyShift: options.keyShift,
-                                  estimateLatency: estimateLatency)
+                                  estimateLatency: estimateLatency, stream: stream)
         do { _ = try request.validated() } catch {
-            let names: [String: ManifestColumn] = ["latencyMs": .latencyMs, "pitchIntervalMs": .pitchIntervalMs, "progressLog": .progressLog,
+            let names: [String: ManifestColumn] = ["latencyMs": .latencyMs, "pitchIntervalMs": .pitchIntervalMs, "stream": .stream, "progressLog": .progressLog,
                                                    "device": .device, "timing": .timing]
             if let p = error.parameterError, let column = names[p.name] { throw bad(column, "\(p.value); allowed: \(p.allowed)") }
             throw BatchFailure(reason: .row, message: "\(manifest.name): line \(row.line): \(error)")

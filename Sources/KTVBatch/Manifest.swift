@@ -16,6 +16,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case latencyMs = "latency_ms"
     case keyShift = "key_shift"
     case pitchIntervalMs = "pitch_interval_ms"
+    case stream
 
     /// Every row needs these.
     public static let required: [ManifestColumn] = [.id, .take, .reference]

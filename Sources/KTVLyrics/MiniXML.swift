@@ -1,31 +1,32 @@
-/// A small, strict XML reader for the two XML lyric formats (Migu and the QRC wrapper).
+/// A small, strict XML reader for the XML lyric formats (Migu, the QRC wrapper, TTML) and, through
+/// `package` access, KTVScore's MusicXML.
 ///
 /// It builds a tree of elements with attributes, text and 1-based line numbers, and reports the
 /// first structural error with its line. No DTDs, no namespaces: lyric XML uses neither, and a
 /// self-contained reader keeps errors precise and the library free of libxml2.
-struct XMLElement {
-    var name: String
-    var attributes: [(String, String)]
-    var children: [XMLElement]
+package struct XMLElement {
+    package var name: String
+    package var attributes: [(String, String)]
+    package var children: [XMLElement]
     /// All the element's own text (between its children too), in order.
-    var text: String
-    var line: Int
+    package var text: String
+    package var line: Int
     /// Mixed content, for formats whose spacing lives between elements (TTML's spans): the text
     /// before the first child, and each child's `tail`, the text after it up to the next.
-    var leadingText = ""
-    var tail = ""
+    package var leadingText = ""
+    package var tail = ""
 
-    func attribute(_ key: String) -> String? { attributes.first { $0.0 == key }?.1 }
-    func child(_ key: String) -> XMLElement? { children.first { $0.name == key } }
-    func children(_ key: String) -> [XMLElement] { children.filter { $0.name == key } }
+    package func attribute(_ key: String) -> String? { attributes.first { $0.0 == key }?.1 }
+    package func child(_ key: String) -> XMLElement? { children.first { $0.name == key } }
+    package func children(_ key: String) -> [XMLElement] { children.filter { $0.name == key } }
 }
 
-struct XMLError: Error {
-    var line: Int
-    var message: String
+package struct XMLError: Error {
+    package var line: Int
+    package var message: String
 }
 
-struct MiniXML {
+package struct MiniXML {
     private let b: [UInt8]
     private var i = 0
     private var line = 1
@@ -36,7 +37,7 @@ struct MiniXML {
 
     init(_ bytes: [UInt8]) { b = bytes }
 
-    static func parse(_ bytes: [UInt8]) throws(XMLError) -> XMLElement {
+    package static func parse(_ bytes: [UInt8]) throws(XMLError) -> XMLElement {
         var p = MiniXML(bytes)
         return try p.document()
     }

@@ -87,8 +87,8 @@ final class LockstepReader {
     var block: [Float] = [], mono: [Float] = []
     var takeFrames = 0
 
-    init(take: String, channel: ChannelSelection, accompaniment: String, rate: Double) throws {
-        self.take = try AudioReader(path: take)
+    init(take: String, stream: Int? = nil, channel: ChannelSelection, accompaniment: String, rate: Double) throws {
+        self.take = try AudioReader(path: take, stream: stream)
         acc = try AudioReader(path: accompaniment)
         if case let .channel(c) = channel, !(0..<self.take.info.channels).contains(c) {
             throw AudioError.wrongChannelCount(path: take, found: self.take.info.channels, expected: "channel \(c + 1) was asked for", format: self.take.info.formatName)
@@ -486,10 +486,10 @@ public final class AccompanimentCanceller {
     }
 
     /// Both passes over files; `tracker` must analyse at this worker's rate.
-    func track(tracker: PitchTracker, take: String, channel: ChannelSelection, accompaniment: String) throws -> PitchTrack {
+    func track(tracker: PitchTracker, take: String, stream: Int? = nil, channel: ChannelSelection, accompaniment: String) throws -> PitchTrack {
         let rate = rateHz
         estimator.reset()
-        let reader = try LockstepReader(take: take, channel: channel, accompaniment: accompaniment, rate: rate)
+        let reader = try LockstepReader(take: take, stream: stream, channel: channel, accompaniment: accompaniment, rate: rate)
         estimator.reserve(seconds: reader.take.info.durationS)
         // Pass 1: the echo path from the first `estimationS`, kept for pass 2.
         var held: [(take: [Float], acc: [Float])] = []

@@ -21,11 +21,11 @@ public enum LyricTimingCheck {
     ///   - layout: the dual-mono layout (`auto` decides from the signals).
     ///   - alignment: the shift search (`searchMs`) and the mostly-unvoiced threshold.
     ///   - offsetSign: the `[offset:]` convention in force, to word the suggested tag.
-    public static func check(_ findings: FileFindings, parsed: ParsedLyrics, audio: String, layout: SplitLayout,
+    public static func check(_ findings: FileFindings, parsed: ParsedLyrics, audio: String, audioStream: Int? = nil, layout: SplitLayout,
                              alignment: AlignmentConfiguration, offsetSign: OffsetSign) throws -> Result {
         let alignment = try alignment.validated()
         var result = findings
-        let vocal = try PitchTracker(configuration: PitchConfiguration()).trackVocals(path: audio, layout: layout)
+        let vocal = try PitchTracker(configuration: PitchConfiguration()).trackVocals(path: audio, stream: audioStream, layout: layout)
         let track = vocal.track, note = vocal.note, truncations = vocal.track.truncations
         var spans: [SungSpan] = []
         for (i, line) in parsed.lyrics.lines.enumerated() {
@@ -65,13 +65,14 @@ public enum LyricTimingCheck {
 
     /// `LyricsBatch.validate(files)` with the first file's timing also checked against `audio`: the
     /// lyric file is parsed once, and its model feeds the audio check.
-    public static func validate(_ files: [String], options: LyricsParseOptions, audio: String, layout: SplitLayout,
+    /// `audioStream`: the audio stream of a container (from 1; nil: the first).
+    public static func validate(_ files: [String], options: LyricsParseOptions, audio: String, audioStream: Int? = nil, layout: SplitLayout,
                                 alignment: AlignmentConfiguration) throws -> (results: [FileFindings], truncations: [AudioTruncation]) {
         guard let first = files.first else { return ([], []) }
         let (findings, parsed) = LyricsBatch.readOne(first, options: options)
         var checked = findings, truncations: [AudioTruncation] = []
         if let parsed {
-            let r = try check(findings, parsed: parsed, audio: audio, layout: layout, alignment: alignment, offsetSign: options.offsetSign)
+            let r = try check(findings, parsed: parsed, audio: audio, audioStream: audioStream, layout: layout, alignment: alignment, offsetSign: options.offsetSign)
             checked = r.findings
             truncations = r.truncations
         }

@@ -175,8 +175,9 @@ public final class PitchTracker {
     }
 
     /// Tracks a file, streaming: memory stays bounded by the block size plus per-frame results.
-    public func track(path: String, channel: ChannelSelection = .mix) throws -> PitchTrack {
-        try track(reader: AudioReader(path: path), channel: channel)
+    /// `stream`: the audio stream of a container (MP4, MKV, MOV, WebM; from 1; nil: the first).
+    public func track(path: String, stream: Int? = nil, channel: ChannelSelection = .mix) throws -> PitchTrack {
+        try track(reader: AudioReader(path: path, stream: stream), channel: channel)
     }
 
     /// Tracks an open reader (a file, or bytes in memory) from where it stands to its end.
@@ -202,8 +203,8 @@ public final class PitchTracker {
     }
 
     /// Tracks a take with the accompaniment's bleed cancelled first (see `AccompanimentCanceller`).
-    public func track(path: String, channel: ChannelSelection = .mix, accompaniment: String) throws -> PitchTrack {
-        try canceller(CancellerConfiguration()).track(tracker: self, take: path, channel: channel, accompaniment: accompaniment)
+    public func track(path: String, stream: Int? = nil, channel: ChannelSelection = .mix, accompaniment: String) throws -> PitchTrack {
+        try canceller(CancellerConfiguration()).track(tracker: self, take: path, stream: stream, channel: channel, accompaniment: accompaniment)
     }
 
     /// This tracker's canceller for `configuration` (at the analysis rate): made once, reused by every take.
@@ -218,8 +219,8 @@ public final class PitchTracker {
     /// The singing voice of a recording: a dual-mono KTV track is split first and its vocal estimate
     /// tracked as it is made (no file written); anything else is tracked as a vocal stem (its mix).
     /// `note` says which happened, for reports. The track's `truncations` cover both passes.
-    public func trackVocals(path: String, layout: SplitLayout = .auto) throws -> (track: PitchTrack, note: String) {
-        let info = try AudioReader(path: path).info
+    public func trackVocals(path: String, stream: Int? = nil, layout: SplitLayout = .auto) throws -> (track: PitchTrack, note: String) {
+        let info = try AudioReader(path: path, stream: stream).info
         var note = "treated as a vocal stem"
         var truncations: [AudioTruncation] = []
         if info.channels >= 2 {
@@ -228,7 +229,7 @@ public final class PitchTracker {
             let session = try self.session(sampleRateHz: info.sampleRate)
             var outputs = SplitOutputs()
             outputs.vocalBlocks = { try session.feed($0) }
-            let split = try DualMonoSplitter.split(path: path, configuration: config, outputs: outputs)
+            let split = try DualMonoSplitter.split(path: path, stream: stream, configuration: config, outputs: outputs)
             if let t = split.truncation { truncations.append(t) }
             if split.analysis.dualMono {
                 var track = try session.finish()
@@ -237,15 +238,15 @@ public final class PitchTracker {
             }
             note = "not a dual-mono track (\(split.analysis.reason)); its mix was treated as a vocal stem"
         }
-        var track = try self.track(path: path, channel: .mix)
+        var track = try self.track(path: path, stream: stream, channel: .mix)
         if !truncations.isEmpty { track.truncations = truncations }
         return (track, note)
     }
 
     /// Tracks a file, with the accompaniment's bleed cancelled when one is given.
-    public func track(path: String, channel: ChannelSelection = .mix, accompaniment: String?) throws -> PitchTrack {
-        if let accompaniment { return try track(path: path, channel: channel, accompaniment: accompaniment) }
-        return try track(path: path, channel: channel)
+    public func track(path: String, stream: Int? = nil, channel: ChannelSelection = .mix, accompaniment: String?) throws -> PitchTrack {
+        if let accompaniment { return try track(path: path, stream: stream, channel: channel, accompaniment: accompaniment) }
+        return try track(path: path, stream: stream, channel: channel)
     }
 
     static func select(_ block: [Float], frames: Int, channels n: Int, channel: ChannelSelection, into mono: inout [Float]) {

@@ -125,15 +125,7 @@ public enum MIDIFile {
     /// where the next begins (a melody whose notes overlap, as a Migu sentence's tones may, would
     /// otherwise read back as its highest voice only; of notes starting together the last is kept).
     public static func writtenNotes(_ melody: ReferenceMelody) -> [MelodyNote] {
-        let playable = melody.notes.enumerated().filter { $0.element.cents != nil && $0.element.durationMs > 0 }
-            .sorted { ($0.element.startMs, $0.offset) < ($1.element.startMs, $1.offset) }.map(\.element)
-        var out: [MelodyNote] = []
-        for (k, n) in playable.enumerated() {
-            var note = n
-            if k + 1 < playable.count { note.durationMs = min(note.durationMs, playable[k + 1].startMs - note.startMs) }
-            if note.durationMs > 0 { out.append(note) }
-        }
-        return out
+        melody.oneVoice { $0.cents != nil }
     }
 
     static func meta(_ type: UInt8, _ data: [UInt8]) -> [UInt8] { [0xFF, type] + vlq(data.count) + data }

@@ -111,6 +111,33 @@ public struct ReferenceMelody: Sendable, Equatable {
         return self
     }
 
+    /// The notes `include` keeps, as one voice for files that hold one (MIDI, MusicXML): by start,
+    /// each ended where the next begins (a melody whose notes overlap, as a Migu sentence's tones
+    /// may, would otherwise read back as its highest voice only); of notes starting together the
+    /// last is kept. The word of a note left out (no length once ended) joins the note before it
+    /// in its line, else the next, so the line's text is kept.
+    public func oneVoice(_ include: (MelodyNote) -> Bool) -> [MelodyNote] {
+        let kept = notes.enumerated().filter { include($0.element) }
+            .sorted { ($0.element.startMs, $0.offset) < ($1.element.startMs, $1.offset) }.map(\.element)
+        var out: [MelodyNote] = []
+        var pending = ""
+        for (k, n) in kept.enumerated() {
+            var note = n
+            if k + 1 < kept.count { note.durationMs = min(note.durationMs, kept[k + 1].startMs - note.startMs) }
+            if note.durationMs > 0 {
+                note.word = pending + note.word
+                pending = ""
+                out.append(note)
+            } else if let last = out.last, last.line == n.line, pending.isEmpty {
+                out[out.count - 1].word += n.word
+            } else {
+                pending += n.word
+            }
+        }
+        if !pending.isEmpty, !out.isEmpty { out[out.count - 1].word += pending }
+        return out
+    }
+
     /// Notes that carry a pitch and are judged on it.
     public var pitchedNotes: [MelodyNote] { notes.filter { $0.cents != nil && $0.kind != .freestyle } }
 

@@ -9,8 +9,9 @@ import KTVPitch
 /// - ktv notes JSON: `[{"start_ms", "duration_ms", "midi", "word", "line", "kind"}]`, or
 ///   `{"notes": [...], "lines": [...]}` (`midi` null or absent = unpitched; `line` optional), as
 ///   `NotesJSON` writes it;
-/// - UltraStar `.txt` (`UltraStarFile`, found by its `#TITLE`/`#BPM` headers) and Standard MIDI
-///   Files (`MIDIFile`, found by `MThd`);
+/// - UltraStar `.txt` (`UltraStarFile`, found by its `#TITLE`/`#BPM` headers), Standard MIDI
+///   Files (`MIDIFile`, found by `MThd`) and MusicXML (`MusicXMLFile`, found by its root element,
+///   or a zip archive for `.mxl`);
 /// - Agora `pitchDatas` JSON with a KRC/LRC for the words and lines (the 0-100 scale is relative);
 /// - a lyric file with a pitch file (`ReferenceReader.melody(lyrics:pitch:)`).
 /// Overlapping notes are repaired as Agora does: in Migu XML exactly so (`AgoraRules.overlapRepaired`:
@@ -46,6 +47,8 @@ public enum ReferenceReader {
             own = try MIDIFile.read(bytes, path: path, track: options.track)
         } else if UltraStarFile.looksLike(bytes) {
             own = try UltraStarFile.read(bytes, path: path, player: options.player)
+        } else if MusicXMLFile.looksLike(bytes) {
+            own = try MusicXMLFile.read(bytes, path: path, part: options.part)
         } else {
             own = nil
         }
@@ -277,18 +280,23 @@ public struct ReferenceOptions: Sendable, Equatable {
             "The voice of an UltraStar duet read (P1, P2); a song without voices has only voice 1.")
         public static let track = Parameter<Int>("track", range: 1...65_535, default: 1, defaultText: "the first track with notes",
             "The MIDI track read as the melody, counted from 1 in file order (MTrk chunks).")
-        public static let all: [ParameterInfo] = [player.info, track.info]
+        public static let part = Parameter<Int>("part", range: 1...65_535, default: 1, defaultText: "the first part with lyrics, else the first",
+            "The MusicXML part read as the melody, counted from 1 in file order (the parts in the score's part list).")
+        public static let all: [ParameterInfo] = [player.info, track.info, part.info]
     }
 
     public var player: Int
     /// nil: the first track with notes.
     public var track: Int?
+    /// nil: the first part with lyrics, else the first.
+    public var part: Int?
     /// How a reference given as a pitch track becomes notes.
     public var segmenter: ContourSegmenter
 
-    public init(player: Int = Spec.player.defaultValue, track: Int? = nil, segmenter: ContourSegmenter = ContourSegmenter()) {
+    public init(player: Int = Spec.player.defaultValue, track: Int? = nil, part: Int? = nil, segmenter: ContourSegmenter = ContourSegmenter()) {
         self.player = player
         self.track = track
+        self.part = part
         self.segmenter = segmenter
     }
 
@@ -296,6 +304,7 @@ public struct ReferenceOptions: Sendable, Equatable {
         do {
             try Spec.player.check(player)
             if let track { try Spec.track.check(track) }
+            if let part { try Spec.part.check(part) }
         } catch { throw ScoreError(error) }
         _ = try segmenter.validated()
         return self

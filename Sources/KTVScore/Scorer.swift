@@ -86,9 +86,10 @@ public final class Scorer {
     }
 
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
-    public func take(path: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
+    /// `stream`: the audio stream of a container (from 1; nil: the first).
+    public func take(path: String, stream: Int? = nil, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
         if try Self.isAudio(path: path) {
-            let track = try tracker().track(path: path, channel: .mix, accompaniment: accompaniment)
+            let track = try tracker().track(path: path, stream: stream, channel: .mix, accompaniment: accompaniment)
             return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations, path: path)
         }
         if let accompaniment {

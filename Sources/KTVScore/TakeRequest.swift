@@ -19,6 +19,8 @@ public struct TakeRequest: Sendable {
     public var accompaniment: String?
     /// A take given as one Hz value per line: the interval between values, ms.
     public var pitchIntervalMs: Int?
+    /// The audio stream of a take in a container with several (`AudioReader.Spec.stream`); nil: the first.
+    public var stream: Int?
     public var timing: Timing
     /// The take's delay against the song, ms; nil: measured from the accompaniment, else 0.
     public var latencyMs: Double?
@@ -35,8 +37,9 @@ public struct TakeRequest: Sendable {
 
     public init(take: String, accompaniment: String? = nil, pitchIntervalMs: Int? = nil, timing: Timing = .locked,
                 latencyMs: Double? = nil, progressLog: String? = nil, device: String? = nil,
-                rules: any ScoringRules = KTVRules(), keyShift: KeyShift = .auto, estimateLatency: Bool = false) {
+                rules: any ScoringRules = KTVRules(), keyShift: KeyShift = .auto, estimateLatency: Bool = false, stream: Int? = nil) {
         self.estimateLatency = estimateLatency
+        self.stream = stream
         self.take = take
         self.accompaniment = accompaniment
         self.pitchIntervalMs = pitchIntervalMs
@@ -53,6 +56,7 @@ public struct TakeRequest: Sendable {
     public func validated() throws(ScoreError) -> TakeRequest {
         if let latencyMs { do { try ScoreConfiguration.Spec.latencyMs.check(latencyMs) } catch { throw ScoreError(error) } }
         if let pitchIntervalMs { do { try TakeReader.Spec.pitchIntervalMs.check(pitchIntervalMs) } catch { throw ScoreError(error) } }
+        if let stream { do { try AudioReader.Spec.stream.check(stream) } catch { throw ScoreError(error) } }
         if (progressLog == nil) != (device == nil) {
             throw .invalidParameter(name: progressLog == nil ? "device" : "progressLog", value: "given alone",
                                     allowed: "a progress log together with the device that recorded the take")
@@ -80,7 +84,7 @@ extension Scorer {
     /// Reads (or tracks) the take, places it on the song's clock as the request says, and judges it.
     public func score(_ request: TakeRequest, reference: ReferenceMelody) throws -> Result {
         let request = try request.validated()
-        let take = try self.take(path: request.take, accompaniment: request.accompaniment, pitchIntervalMs: request.pitchIntervalMs)
+        let take = try self.take(path: request.take, stream: request.stream, accompaniment: request.accompaniment, pitchIntervalMs: request.pitchIntervalMs)
         // Where the latency comes from: given, measured against the accompaniment, estimated from
         // the take, or none (0).
         var latencyMs = 0.0, source = "none"

@@ -22,7 +22,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         abstract: "Score the takes a manifest lists: on every core, resumable, and split across machines with --shard (`ktv batch MANIFEST` is short for `ktv batch run MANIFEST`).",
         discussion: """
         The manifest is CSV with a header row, or JSON Lines (- for standard input). Columns: id, take, reference (required);
-        lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms (a row's value
+        lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms, stream (a row's value
         replaces the flag's). Relative paths are taken from the manifest's folder (the current folder for standard input).
         An unknown column is an error. Each take gives one JSON line: {"id", "line", "status": "ok", "result": <ktv score
         JSON>} or {"id", "line", "status": "error", "reason", "error"}. Exit 1 when any take failed.

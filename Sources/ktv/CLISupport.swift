@@ -158,3 +158,17 @@ func parseLatency(_ text: String?) throws -> (ms: Double?, auto: Bool) {
     guard let v = Double(text), v.isFinite else { throw ValidationError("--latency-ms \(text) is neither a number of milliseconds nor auto") }
     return (v, false)
 }
+
+/// `--stream N`: the audio stream of a container with several, for the commands that read audio.
+struct StreamOption: ParsableArguments {
+    @Option(help: ArgumentHelp(AudioReader.Spec.stream.help + " Default: the first."))
+    var stream: Int?
+
+    func validate() throws { _ = try checked() }
+
+    func checked() throws -> Int? {
+        guard let stream else { return nil }
+        do { try AudioReader.Spec.stream.check(stream) } catch { throw usageError(error) }
+        return stream
+    }
+}

@@ -43,6 +43,8 @@ struct PitchTrackCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
     var output: String?
 
+    @OptionGroup var stream: StreamOption
+
     func validate() throws { _ = try configuration() }
 
     func configuration() throws -> (PitchConfiguration, ChannelSelection) {
@@ -54,7 +56,7 @@ struct PitchTrackCommand: ParsableCommand {
         let (config, channel) = try configuration()
         let track: PitchTrack
         do {
-            track = try PitchTracker(configuration: config).track(path: input, channel: channel, accompaniment: accompaniment)
+            track = try PitchTracker(configuration: config).track(path: input, stream: try stream.checked(), channel: channel, accompaniment: accompaniment)
         } catch let error as AudioError {
             throw audioFailure(error)
         } catch {

@@ -21,7 +21,7 @@ struct ScoreCommand: ParsableCommand {
 
 /// Where the reference melody comes from, shared by `score` and `score notes`.
 struct ReferenceFlags: ParsableArguments {
-    @Option(help: "The reference melody: Migu/Agora XML, notes JSON, UltraStar .txt, MIDI, a pitch track, or an Agora pitch file with --lyrics.")
+    @Option(help: "The reference melody: Migu/Agora XML, notes JSON, UltraStar .txt, MIDI, MusicXML (.musicxml, .mxl), a pitch track, or an Agora pitch file with --lyrics.")
     var reference: String?
 
     @Option(help: "Or a recording of the reference: a dual-mono KTV track is split and its vocal tracked and segmented into notes.")
@@ -36,6 +36,9 @@ struct ReferenceFlags: ParsableArguments {
     @Option(help: ArgumentHelp(ReferenceOptions.Spec.track.help))
     var track: Int?
 
+    @Option(help: ArgumentHelp(ReferenceOptions.Spec.part.help))
+    var part: Int?
+
     func validate() throws { _ = try options() }
 
     /// Exactly one source: `file` (the reference file, from --reference or an argument) or --reference-audio.
@@ -44,7 +47,7 @@ struct ReferenceFlags: ParsableArguments {
     }
 
     func options() throws -> ReferenceOptions {
-        do { return try ReferenceOptions(player: player, track: track).validated() } catch {
+        do { return try ReferenceOptions(player: player, track: track, part: part).validated() } catch {
             throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)")
         }
     }

@@ -7,16 +7,16 @@ import KTVScore
 struct ScoreNotesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notes",
-        abstract: "Write a reference melody's notes, to inspect it or convert it (notes JSON, UltraStar .txt, MIDI).")
+        abstract: "Write a reference melody's notes, to inspect it or convert it (notes JSON, UltraStar .txt, MIDI, MusicXML).")
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case json, ultrastar, midi }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, ultrastar, midi, musicxml }
 
     @Argument(help: "The reference file (or give --reference-audio).")
     var source: String?
 
     @OptionGroup var reference: ReferenceFlags
 
-    @Option(help: "Output: json, ultrastar or midi.")
+    @Option(help: "Output: json, ultrastar, midi or musicxml.")
     var format: Format = .json
 
     @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
@@ -42,6 +42,7 @@ struct ScoreNotesCommand: ParsableCommand {
                                                   detail: "no pitched note of some length, so a MIDI file of it would hold no note; write json or ultrastar")
                 }
                 bytes = MIDIFile.write(melody, title: title)
+            case .musicxml: bytes = MusicXMLFile.write(melody, title: title)
             }
         } catch { throw scoreFailure(error) }
         try emit(bytes, to: output)

@@ -31,6 +31,8 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: "The accompaniment played during an audio take: its bleed is cancelled and the latency measured.")
     var accompaniment: String?
 
+    @OptionGroup var stream: StreamOption
+
     // .unconditional: `--latency-ms -100` is a value, not an unknown flag.
     @Option(parsing: .unconditional, help: ArgumentHelp(ScoreConfiguration.Spec.latencyMs.help + " auto: estimated from the take against the reference.",
                                                         valueName: "ms|auto"))
@@ -127,7 +129,7 @@ struct ScoreTakeCommand: ParsableCommand {
     func request() throws -> TakeRequest {
         TakeRequest(take: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: try latency().ms,
                     progressLog: progressLog, device: device, rules: try ruleFlags.rules(rules), keyShift: try ruleFlags.keyShiftValue(),
-                    estimateLatency: try latency().auto)
+                    estimateLatency: try latency().auto, stream: try stream.checked())
     }
 
     /// `--latency-ms`: a number, or `auto`.

@@ -56,6 +56,8 @@ struct SplitCommand: ParsableCommand {
         }
     }
 
+    @OptionGroup var stream: StreamOption
+
     func validate() throws { _ = try configuration() }
 
     func run() throws {
@@ -70,7 +72,8 @@ struct SplitCommand: ParsableCommand {
             Array(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized().utf8)
         }
         let result: SplitResult
-        do { result = try DualMonoSplitter.split(path: input, configuration: config, outputs: outputs) } catch {
+        let stream = try self.stream.checked()
+        do { result = try DualMonoSplitter.split(path: input, stream: stream, configuration: config, outputs: outputs) } catch {
             throw audioFailure(error)
         }
         if let t = result.truncation { printError("ktv: warning: \(t)") }

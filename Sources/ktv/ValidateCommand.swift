@@ -35,6 +35,8 @@ extension LyricsCommand {
         @Option(help: "Check the timing against this audio: a vocal stem, or a dual-mono KTV track (split first). One lyric file only.")
         var audio: String?
 
+        @OptionGroup var stream: StreamOption
+
         @Option(help: "With --audio: auto, left-original, right-original, or O,A (1-based channel numbers).")
         var layout: String = "auto"
 
@@ -75,7 +77,7 @@ extension LyricsCommand {
             if let audio {
                 let (alignment, layout) = try alignment()
                 do {
-                    let checked = try LyricTimingCheck.validate(files, options: try read.parseOptions(), audio: audio, layout: layout, alignment: alignment)
+                    let checked = try LyricTimingCheck.validate(files, options: try read.parseOptions(), audio: audio, audioStream: try stream.checked(), layout: layout, alignment: alignment)
                     for t in checked.truncations { printError("ktv: warning: \(t)") }
                     results = checked.results
                 } catch let error as AudioError {

@@ -115,7 +115,7 @@ struct FFmpegReaderTests {
         #expect(throws: AudioError.noAudioStream(path: silent, detail: "it holds no audio stream (1 stream(s) of other kinds: video, subtitles or data)")) {
             try AudioReader(path: silent)
         }
-        #expect(throws: AudioError.noAudioStream(path: f.m4a, detail: "--stream 2 asked for, and it holds 1 audio stream(s)")) {
+        #expect(throws: AudioError.noAudioStream(path: f.m4a, detail: "audio stream 2 was asked for, and it holds 1 audio stream(s)")) {
             try AudioReader(path: f.m4a, stream: 2)
         }
     }

@@ -29,7 +29,7 @@ import Testing
 
     @Test func anUnknownColumnIsAnErrorNamingIt() {
         #expect(error("id,take,reference,latncy_ms\na,t,r,5\n")
-            == "m.csv: line 1: unknown column `latncy_ms` (did you mean `latency_ms`?); the columns are id, take, reference, lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms")
+            == "m.csv: line 1: unknown column `latncy_ms` (did you mean `latency_ms`?); the columns are id, take, reference, lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms, stream")
         #expect(error("id,take,reference,colour\n").hasPrefix("m.csv: line 1: unknown column `colour`; the columns are"))
         #expect(error("{\"id\": \"a\", \"take\": \"t\", \"reference\": \"r\"}\n{\"id\": \"b\", \"tkae\": \"t\"}\n")
             .hasPrefix("m.csv: line 2: unknown column `tkae` (did you mean `take`?)"))

@@ -43,7 +43,7 @@ import Testing
         let typo = try s.write("typo.csv", "id,take,reference,latncy_ms\na,take.csv,ref.json,3\n")
         let t = try ktv(["batch", typo, "--progress", "never"])
         #expect(t.status == 65)
-        #expect(t.stderr == "ktv: \(typo): line 1: unknown column `latncy_ms` (did you mean `latency_ms`?); the columns are id, take, reference, lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms\n")
+        #expect(t.stderr == "ktv: \(typo): line 1: unknown column `latncy_ms` (did you mean `latency_ms`?); the columns are id, take, reference, lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms, stream\n")
         #expect(t.stdout.isEmpty)
 
         #expect(try ktv(["batch", s.path("nowhere.csv")]).status == 74)

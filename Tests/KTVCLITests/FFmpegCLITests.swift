@@ -1,4 +1,5 @@
 import Foundation
+import KTVCore
 import KTVAudio
 import KTVSynth
 import Testing
@@ -57,5 +58,42 @@ struct FFmpegCLITests {
         #expect(r.status == 0 && r.out.contains("\"status\":\"ok\""), "\(r.stderr)")
         let p = try ktv(["pitch", s.path("take.webm"), "-o", s.path("webm.csv")])
         #expect(p.status == 0, "\(p.stderr)")
+    }
+
+    /// `--stream N` on every command that reads audio: a video whose first audio stream is a
+    /// commentary (noise) and whose second is the sung take.
+    @Test func streamPicksTheAudioStreamOfAVideo() throws {
+        let s = try Scratch()
+        let rate = 44100.0
+        let notes = VoiceSynthesizer.melody(seconds: 6, midiRange: 57...69, seed: 21)
+        let reference = try s.write("ref.json", "[" + notes.map { "{\"start_ms\": \(Int(($0.start * 1000).rounded())), \"duration_ms\": \(Int(($0.duration * 1000).rounded())), \"midi\": \($0.midi)}" }.joined(separator: ",") + "]")
+        var voice = VoiceSynthesizer()
+        voice.sampleRate = rate
+        let sung = voice.render(notes, seconds: 7, seed: 5)
+        var rng = SeededGenerator(seed: 9)
+        let noise = (0..<sung.samples.count).map { _ in Float(Int(rng.next() % 2001) - 1000) / 10_000 }
+        try AudioBuffer(sampleRate: rate, channels: [sung.samples]).write(path: s.path("sung.wav"), format: .wav16)
+        try AudioBuffer(sampleRate: rate, channels: [noise]).write(path: s.path("noise.wav"), format: .wav16)
+        #expect(try ffmpeg(["-f", "lavfi", "-i", "color=c=blue:s=64x48:r=10", "-i", s.path("noise.wav"), "-i", s.path("sung.wav"),
+                            "-map", "0:v", "-map", "1:a", "-map", "2:a", "-shortest", "-c:v", "mpeg4", "-c:a", "aac", s.path("two.mkv")]) == 0)
+        let first = try score([s.path("two.mkv"), "--reference", reference])
+        let second = try score([s.path("two.mkv"), "--reference", reference, "--stream", "2"])
+        let firstScore = try #require(first["score"] as? Double), secondScore = try #require(second["score"] as? Double)
+        print("two.mkv: stream 1 (noise) \(firstScore), stream 2 (the take) \(secondScore)")
+        #expect(secondScore >= 90 && firstScore < 30)
+        let missing = try ktv(["score", s.path("two.mkv"), "--reference", reference, "--stream", "3"])
+        #expect(missing.status == 65 && missing.stderr.contains("audio stream 3 was asked for, and it holds 2 audio stream(s)"), "\(missing.stderr)")
+        let wav = try ktv(["pitch", s.path("sung.wav"), "--stream", "2"])
+        #expect(wav.status == 65 && wav.stderr.contains("a file libsndfile reads holds one"), "\(wav.stderr)")
+        #expect(try ktv(["pitch", s.path("sung.wav"), "--stream", "0"]).status == 64)
+        #expect(try ktv(["pitch", s.path("two.mkv"), "--stream", "2", "-o", s.path("p.csv")]).status == 0)
+        // A mono stream is not a dual-mono track: split says so about stream 2 (exit 65), and reads it.
+        let split = try ktv(["split", s.path("two.mkv"), "--stream", "2", "--out-dir", s.path("split")])
+        #expect(split.status == 65 && split.stderr.contains("two.mkv"), "\(split.stderr)")
+        // A batch row's `stream` column.
+        let m = try s.write("m.csv", "id,take,reference,stream\nvideo,two.mkv,ref.json,2\nbad,two.mkv,ref.json,x\n")
+        let r = try ktv(["batch", m, "--progress", "never"])
+        #expect(r.out.contains("\"id\":\"video\",\"line\":2,\"status\":\"ok\""), "\(r.out)")
+        #expect(r.out.contains("stream: `x` is not a whole number"), "\(r.out)")
     }
 }

@@ -2,8 +2,9 @@ import KTVCore
 import KTVScore
 
 /// `fuzz-reference`: every reference reader on the bytes (`ReferenceReader.parse`: detection, notes
-/// JSON, Migu XML, pitch tracks segmented into notes, Agora pitch, UltraStar, MIDI; and the UltraStar
-/// and MIDI readers forced), then every melody read written back as UltraStar, MIDI and notes JSON
+/// JSON, Migu XML, pitch tracks segmented into notes, Agora pitch, UltraStar, MIDI, MusicXML and
+/// .mxl; and the UltraStar, MIDI and MusicXML readers forced), then every melody read written back
+/// as UltraStar, MIDI, MusicXML and notes JSON
 /// and read again through `ReferenceReader` (what ktv writes, ktv reads, with every note it could
 /// write), and judged under every rule set against a short take.
 /// A thrown error from a reader is the clean failure; a written file that does not read back whole
@@ -18,6 +19,7 @@ public enum ReferenceTarget {
             ("detected", try? ReferenceReader.parse(bytes, path: "fuzz")),
             ("UltraStar", try? UltraStarFile.read(bytes, path: "fuzz.txt").validated(path: "fuzz.txt")),
             ("MIDI", try? MIDIFile.read(bytes, path: "fuzz.mid").validated(path: "fuzz.mid")),
+            ("MusicXML", try? MusicXMLFile.read(bytes, path: "fuzz.musicxml").validated(path: "fuzz.musicxml")),
         ]
         for (format, melody) in melodies {
             guard let melody else { continue }
@@ -43,6 +45,17 @@ public enum ReferenceTarget {
                 if back.notes.count != playable { return "MIDI written with \(playable) notes reads back \(back.notes.count)" }
             } catch {
                 return "the MIDI ktv wrote does not read back: \(error)"
+            }
+        }
+        // MusicXML holds every note of some length as one voice; a melody with a pitched note reads back whole.
+        let voice = melody.oneVoice { _ in true }
+        if voice.contains(where: { $0.cents != nil }) {
+            do {
+                let back = try ReferenceReader.parse(MusicXMLFile.write(melody, title: "t"), path: "w.musicxml")
+                if back.notes.count != voice.count { return "MusicXML written with \(voice.count) notes reads back \(back.notes.count)" }
+                if back.notes.map(\.startMs) != voice.map(\.startMs) { return "MusicXML notes read back at other times" }
+            } catch {
+                return "the MusicXML ktv wrote does not read back: \(error)"
             }
         }
         do {
