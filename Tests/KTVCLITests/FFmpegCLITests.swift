@@ -23,13 +23,23 @@ struct FFmpegCLITests {
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
     }
 
+    /// The notes as a notes JSON reference.
+    func notesJSON(_ notes: [SungNote]) -> String {
+        "[" + notes.map { "{\"start_ms\": \(Int(($0.start * 1000).rounded())), \"duration_ms\": \(Int(($0.duration * 1000).rounded())), \"midi\": \($0.midi)}" }.joined(separator: ",") + "]"
+    }
+
+    func synthesizer(_ rate: Double) -> VoiceSynthesizer {
+        var voice = VoiceSynthesizer()
+        voice.sampleRate = rate
+        return voice
+    }
+
     @Test func aTakeInM4AWebMAndAVideoScoresAsTheWAV() throws {
         let s = try Scratch()
         let rate = 44100.0
         let notes = VoiceSynthesizer.melody(seconds: 10, midiRange: 57...69, seed: 14)
-        let reference = try s.write("ref.json", "[" + notes.map { "{\"start_ms\": \(Int(($0.start * 1000).rounded())), \"duration_ms\": \(Int(($0.duration * 1000).rounded())), \"midi\": \($0.midi)}" }.joined(separator: ",") + "]")
-        var voice = VoiceSynthesizer()
-        voice.sampleRate = rate
+        let reference = try s.write("ref.json", notesJSON(notes))
+        let voice = synthesizer(rate)
         let sung = voice.render(notes.map { SungNote(midi: $0.midi, start: $0.start + 0.15, duration: $0.duration) }, seconds: 11, seed: 3)
         var accSynth = AccompanimentSynthesizer()
         accSynth.sampleRate = rate
@@ -66,9 +76,8 @@ struct FFmpegCLITests {
         let s = try Scratch()
         let rate = 44100.0
         let notes = VoiceSynthesizer.melody(seconds: 6, midiRange: 57...69, seed: 21)
-        let reference = try s.write("ref.json", "[" + notes.map { "{\"start_ms\": \(Int(($0.start * 1000).rounded())), \"duration_ms\": \(Int(($0.duration * 1000).rounded())), \"midi\": \($0.midi)}" }.joined(separator: ",") + "]")
-        var voice = VoiceSynthesizer()
-        voice.sampleRate = rate
+        let reference = try s.write("ref.json", notesJSON(notes))
+        let voice = synthesizer(rate)
         let sung = voice.render(notes, seconds: 7, seed: 5)
         var rng = SeededGenerator(seed: 9)
         let noise = (0..<sung.samples.count).map { _ in Float(Int(rng.next() % 2001) - 1000) / 10_000 }
