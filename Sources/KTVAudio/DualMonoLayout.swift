@@ -107,7 +107,7 @@ extension DualMonoSplitter {
             r.confidence = 1
             r.lagSamples = lagXY
             r.gain = pow(10, stats.mode / 20)
-            r.reason = "layout given: channel \(o + 1) original, channel \(a + 1) accompaniment"
+            r.reason = "layout given: \(SplitReport.channelName(o)) original, \(SplitReport.channelName(a)) accompaniment"
             return r
         }
         var r = base

@@ -32,18 +32,19 @@ public enum SplitLayout: Sendable, Equatable {
     public static let leftOriginal = SplitLayout.channels(original: 0, accompaniment: 1)
     public static let rightOriginal = SplitLayout.channels(original: 1, accompaniment: 0)
 
-    /// `auto`, `left-original`, `right-original`, or `O,A`: 1-based channel numbers of the original
-    /// and the accompaniment.
+    /// `auto`, `left` or `right` (the original's side), or `O,A`: 1-based channel numbers of the
+    /// original and the accompaniment (beyond two channels). `left-original` and `right-original`
+    /// are the old spellings of `left` and `right`.
     public init(parsing text: String) throws(ParameterError) {
         switch text {
         case "auto": self = .auto
-        case "left-original": self = .leftOriginal
-        case "right-original": self = .rightOriginal
+        case "left", "left-original": self = .leftOriginal
+        case "right", "right-original": self = .rightOriginal
         default:
             let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 2, let o = parts[0], let a = parts[1], o >= 1, a >= 1, o != a else {
                 throw ParameterError(name: "layout", value: quoted(text),
-                                     allowed: "auto, left-original, right-original or O,A with two different 1-based channel numbers")
+                                     allowed: "auto, left, right (the original's side), or O,A with two different 1-based channel numbers")
             }
             self = .channels(original: o - 1, accompaniment: a - 1)
         }

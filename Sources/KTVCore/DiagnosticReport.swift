@@ -51,7 +51,15 @@ public enum DiagnosticReport {
     }
 
     public static func json(_ files: [FileFindings]) -> JSONValue {
-        .object([
+        let all = files.flatMap(\.diagnostics)
+        return .object([
+            ("totals", .object([
+                ("files", .int(files.count)),
+                ("unreadable", .int(files.filter { $0.fatal || $0.unreadable }.count)),
+                ("errors", .int(all.filter { $0.severity == .error }.count)),
+                ("warnings", .int(all.filter { $0.severity == .warning }.count)),
+                ("infos", .int(all.filter { $0.severity == .info }.count)),
+            ])),
             ("files", .array(files.map { f in
                 .object([
                     ("path", .string(f.path)),
@@ -71,8 +79,22 @@ public enum DiagnosticReport {
         ])
     }
 
-    /// SARIF 2.1.0 (OASIS), the format code-review tools read.
-    public static func sarif(_ files: [FileFindings], rules: [RuleDescription], toolVersion: String) -> JSONValue {
+    /// The findings at `minimum` or above (files keep their place, with fewer findings).
+    public static func filtered(_ files: [FileFindings], minimum: Severity) -> [FileFindings] {
+        files.map { f in
+            var f = f
+            f.diagnostics.removeAll { $0.severity < minimum }
+            return f
+        }
+    }
+
+    /// SARIF 2.1.0 (OASIS), the format code-review tools read. Locations under `base` (an absolute
+    /// folder) are relative URIs on the `SRCROOT` base (`originalUriBaseIds`), so a review tool maps
+    /// them onto its checkout; others are absolute `file://` URIs. `workingDirectory` (absolute)
+    /// resolves relative paths.
+    public static func sarif(_ files: [FileFindings], rules: [RuleDescription], toolVersion: String,
+                             base: String, workingDirectory: String) -> JSONValue {
+        let root = base.hasSuffix("/") ? base : base + "/"
         func level(_ s: Severity) -> String {
             switch s {
             case .error: return "error"
@@ -87,7 +109,7 @@ public enum DiagnosticReport {
                 var region: [(String, JSONValue)] = []
                 if let l = d.line { region.append(("startLine", .int(l))) }
                 if let o = d.byteOffset { region.append(("byteOffset", .int(o))) }
-                var physical: [(String, JSONValue)] = [("artifactLocation", .object([("uri", .string(uri(f.path)))]))]
+                var physical: [(String, JSONValue)] = [("artifactLocation", location(f.path, root: root, workingDirectory: workingDirectory))]
                 if !region.isEmpty { physical.append(("region", .object(region))) }
                 var result: [(String, JSONValue)] = [("ruleId", .string(d.rule))]
                 if let i = ruleIndex[d.rule] { result.append(("ruleIndex", .int(i))) }
@@ -116,9 +138,27 @@ public enum DiagnosticReport {
             ("version", .string("2.1.0")),
             ("runs", .array([.object([
                 ("tool", .object([("driver", driver)])),
+                ("originalUriBaseIds", .object([("SRCROOT", .object([("uri", .string("file://" + uri(root)))]))])),
                 ("results", .array(results)),
             ])])),
         ])
+    }
+
+    /// An artifact location: relative to `root` on `SRCROOT` when under it, else an absolute file URI.
+    static func location(_ path: String, root: String, workingDirectory: String) -> JSONValue {
+        var absolute = path.hasPrefix("/") ? path : (workingDirectory.hasSuffix("/") ? workingDirectory : workingDirectory + "/") + path
+        // "./a" and "a/../b" as a reader would resolve them.
+        var parts: [Substring] = []
+        for p in absolute.split(separator: "/", omittingEmptySubsequences: true) {
+            if p == "." { continue }
+            if p == ".." { _ = parts.popLast(); continue }
+            parts.append(p)
+        }
+        absolute = "/" + parts.joined(separator: "/")
+        if absolute.hasPrefix(root) {
+            return .object([("uri", .string(uri(String(absolute.dropFirst(root.count))))), ("uriBaseId", .string("SRCROOT"))])
+        }
+        return .object([("uri", .string("file://" + uri(absolute)))])
     }
 
     /// A relative URI reference for a path (spaces and non-ASCII percent-encoded).

@@ -91,7 +91,7 @@ final class LockstepReader {
         self.take = try AudioReader(path: take, stream: stream)
         acc = try AudioReader(path: accompaniment)
         if case let .channel(c) = channel, !(0..<self.take.info.channels).contains(c) {
-            throw AudioError.wrongChannelCount(path: take, found: self.take.info.channels, expected: "channel \(c + 1) was asked for", format: self.take.info.formatName)
+            throw AudioError.wrongChannelCount(path: take, found: self.take.info.channels, expected: "\(SplitReport.channelName(c)) was asked for", format: self.take.info.formatName)
         }
         takeChannel = channel
         rsTake = self.take.info.sampleRate == rate ? nil : try Resampler(inputRate: self.take.info.sampleRate, outputRate: rate, quality: .medium)

@@ -184,7 +184,7 @@ public final class PitchTracker {
     public func track(reader: AudioReader, channel: ChannelSelection = .mix) throws -> PitchTrack {
         let n = reader.info.channels
         if case let .channel(c) = channel, !(0..<n).contains(c) {
-            throw AudioError.wrongChannelCount(path: reader.path, found: n, expected: "channel \(c + 1) was asked for", format: reader.info.formatName)
+            throw AudioError.wrongChannelCount(path: reader.path, found: n, expected: "\(SplitReport.channelName(c)) was asked for", format: reader.info.formatName)
         }
         let session = try PitchSession(tracker: self, inputRate: reader.info.sampleRate)
         var block: [Float] = []
@@ -234,7 +234,7 @@ public final class PitchTracker {
             if split.analysis.dualMono {
                 var track = try session.finish()
                 track.truncations = truncations
-                return (track, "dual-mono track split first (original = channel \((split.analysis.originalChannel ?? 0) + 1))")
+                return (track, "dual-mono track split first (original = \(SplitReport.channelName(split.analysis.originalChannel ?? 0)))")
             }
             note = "not a dual-mono track (\(split.analysis.reason)); its mix was treated as a vocal stem"
         }

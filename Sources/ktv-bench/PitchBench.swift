@@ -117,7 +117,7 @@ func benchPitch(_ args: [String]) {
         }
         for (name, input, ref, acc) in items {
             let out = dir + "/shared.json"
-            var a = ["pitch", input, "--format", "json", "-o", out]
+            var a = ["pitch", input, "--to", "json", "-o", out]
             if let acc { a += ["--accompaniment", acc] }
             let r = timed(ktv, a)
             guard r.status == 0, let (s50, s10) = score(reference: ref, estimate: out) else {

@@ -19,7 +19,11 @@ struct BatchCommand: AsyncParsableCommand {
 struct BatchRunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Score the takes a manifest lists: on every core, resumable, and split across machines with --shard (`ktv batch MANIFEST` is short for `ktv batch run MANIFEST`).",
+        abstract: "Score the takes a manifest lists: on every core, resumable, and split across machines with --shard.",
+        usage: """
+        ktv batch <manifest> [-o results.jsonl] [<options>]     (the same as ktv batch run <manifest> …)
+          ktv batch report <results> [--html FILE] [--csv FILE]   (summarize a results file: ktv batch report --help)
+        """,
         discussion: """
         The manifest is CSV with a header row, or JSON Lines (- for standard input). Columns: id, take, reference (required);
         lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms, stream (a row's value
@@ -39,10 +43,10 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(BatchConfiguration.Spec.jobs.help))
     var jobs: Int?
 
-    @Option(help: ArgumentHelp(BatchConfiguration.Spec.referenceCacheSize.help))
+    @Option(help: BatchConfiguration.Spec.referenceCacheSize.optionHelp)
     var referenceCacheSize = BatchConfiguration.Spec.referenceCacheSize.defaultValue
 
-    @Option(name: .customLong("take-timeout-seconds"), help: ArgumentHelp(BatchConfiguration.Spec.takeTimeoutS.help))
+    @Option(name: .customLong("take-timeout-seconds"), help: BatchConfiguration.Spec.takeTimeoutS.optionHelp)
     var takeTimeoutS = BatchConfiguration.Spec.takeTimeoutS.defaultValue
 
     @Flag(help: "Continue the results file: skip ids it holds with status ok (or reason crash), drop a line an earlier crash cut off, append.")
@@ -125,7 +129,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         defaults.pitchIntervalMs = pitchIntervalMs
         c.defaults = defaults
         var t = try tracker.configuration()
-        t.threads = tracker.threads == 0 ? 1 : tracker.threads
+        t.threads = tracker.threads.flatMap { $0 == 0 ? nil : $0 } ?? 1
         c.tracker = t
         c.takeWriter = htmlDir.map { TakePageWriter(directory: $0) }
         do { return try c.validated() } catch { throw batchUsage(error) }

@@ -126,7 +126,15 @@ func reportParseFindings(_ parsed: ParsedLyrics, path: String, lenient: Bool) th
     }
 }
 
-/// `--layout`'s value (`auto`, `left-original`, `right-original` or `O,A`) as a layout.
+/// `--layout`'s help, one wording for every command that takes it.
+let layoutHelp = "Where the original (voice + music) is: auto (detected), left, right, or O,A (1-based channel numbers of the original and the accompaniment, for more than two channels)."
+
+/// Says so when `--layout` is given in its old spelling (`left-original`, `right-original`).
+func warnOldLayout(_ text: String) {
+    if text == "left-original" || text == "right-original" { deprecatedFlag("--layout \(text)", "--layout \(text.dropLast(9))") }
+}
+
+/// `--layout`'s value (`auto`, `left`, `right` or `O,A`) as a layout.
 func splitLayout(_ text: String) throws -> SplitLayout {
     do { return try SplitLayout(parsing: text) } catch { throw usageError(error) }
 }
@@ -171,4 +179,19 @@ struct StreamOption: ParsableArguments {
         do { try AudioReader.Spec.stream.check(stream) } catch { throw usageError(error) }
         return stream
     }
+}
+
+extension Parameter {
+    /// Help for an option whose default ArgumentParser prints itself: what it does and its range
+    /// (`.help`, with the default, is for options without one, whose default the library picks).
+    var optionHelp: ArgumentHelp { optionHelp() }
+
+    func optionHelp(_ prefix: String = "", _ suffix: String = "") -> ArgumentHelp {
+        ArgumentHelp(prefix + "\(summary) \(rangeText)." + suffix)
+    }
+}
+
+/// A renamed flag still read: one line on standard error naming the new spelling.
+func deprecatedFlag(_ old: String, _ new: String) {
+    printError("ktv: warning: \(old) is now \(new); the old spelling still works for now")
 }

@@ -14,4 +14,14 @@ struct KTV: AsyncParsableCommand {
         version: version,
         subcommands: [LyricsCommand.self, SplitCommand.self, PitchCommand.self, ReplayCommand.self, ScoreCommand.self, BatchCommand.self]
     )
+
+    /// Help pages end with examples (`HelpPage`); everything else is ArgumentParser's.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let page = HelpPage.page(for: arguments) {
+            print(page, terminator: page.hasSuffix("\n") ? "" : "\n")
+            return
+        }
+        await main(arguments)
+    }
 }

@@ -13,7 +13,7 @@ struct LyricsCommand: ParsableCommand {
 
 /// The ceiling on lyric text, shared by every command that reads lyrics and by `decrypt`.
 struct TextLimitOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(LyricsParseOptions.Spec.maxTextMb.help))
+    @Option(help: LyricsParseOptions.Spec.maxTextMb.optionHelp)
     var maxTextMb = LyricsParseOptions.Spec.maxTextMb.defaultValue
 
     func validate() throws { _ = try options() }

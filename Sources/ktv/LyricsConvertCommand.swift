@@ -21,7 +21,7 @@ extension LyricsCommand {
         @Flag(help: "With --to qrc: wrap the rows in QQ Music's <QrcInfos> XML document (the same as --to qrc-xml).")
         var qrcWrapper = false
 
-        @Option(help: ArgumentHelp(LyricsWriteOptions.Spec.lrcFractionDigits.help))
+        @Option(help: LyricsWriteOptions.Spec.lrcFractionDigits.optionHelp)
         var lrcDigits = LyricsWriteOptions.Spec.lrcFractionDigits.defaultValue
 
         @OptionGroup var read: ReadOptions

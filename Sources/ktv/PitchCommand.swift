@@ -17,7 +17,11 @@ struct PitchCommand: ParsableCommand {
 struct PitchTrackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
-        abstract: "Track the pitch of a recording (`ktv pitch INPUT` is short for `ktv pitch track INPUT`).",
+        abstract: "Track the pitch of a recording.",
+        usage: """
+        ktv pitch <input> [--to csv|json|agora-bin|agora-json] [-o FILE] [<options>]     (the same as ktv pitch track <input> …)
+          ktv pitch eval <reference> <estimate>   (compare two pitch tracks: ktv pitch eval --help)
+        """,
         discussion: """
         YIN (de Cheveigné & Kawahara 2002) computed exactly by FFT at a reduced analysis rate, with pYIN-style
         candidate tracking (Viterbi) and a voicing decision from periodicity and energy.
@@ -37,18 +41,27 @@ struct PitchTrackCommand: ParsableCommand {
     @Option(help: "The accompaniment played during the take: its bleed is cancelled and its delay reported.")
     var accompaniment: String?
 
-    @Option(help: "Output: csv, json, agora-bin (Agora binary pitch v1, 10 ms float64 Hz), agora-json (pitchDatas note segments, MIDI note numbers).")
-    var format: PitchTrackFormat = .csv
+    @Option(help: "Write the track as csv, json, agora-bin (Agora binary pitch v1, 10 ms float64 Hz) or agora-json (pitchDatas note segments, MIDI note numbers).")
+    var to: PitchTrackFormat = .csv
+
+    // The old name of --to: --format names a report's format everywhere else.
+    @Option(name: .customLong("format"), help: .hidden)
+    var oldFormat: PitchTrackFormat?
+
+    var format: PitchTrackFormat { oldFormat ?? to }
 
     @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
     var output: String?
 
     @OptionGroup var stream: StreamOption
 
-    func validate() throws { _ = try configuration() }
+    func validate() throws {
+        if oldFormat != nil { deprecatedFlag("--format", "--to") }
+        _ = try configuration()
+    }
 
     func configuration() throws -> (PitchConfiguration, ChannelSelection) {
-        do { try format.check(hopMs: tracker.hopMs) } catch { throw usageError(error) }
+        do { try format.check(hopMs: tracker.hopMs) } catch { throw usageError(error, flags: ["format": "--to"]) }
         return (try tracker.configuration(), try TrackerOptions.channel(channel))
     }
 

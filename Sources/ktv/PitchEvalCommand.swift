@@ -30,7 +30,7 @@ struct PitchEvalCommand: ParsableCommand {
     @Option(help: "Report: text or json.")
     var format: ReportFormat = .text
 
-    @Option(help: ArgumentHelp(MelodyMetricsConfiguration.Spec.toleranceCents.help))
+    @Option(help: MelodyMetricsConfiguration.Spec.toleranceCents.optionHelp)
     var cents = MelodyMetricsConfiguration.Spec.toleranceCents.defaultValue
 
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }

@@ -32,7 +32,11 @@ struct ReplayCommand: ParsableCommand {
 
         static let configuration = CommandConfiguration(
             commandName: "analyze",
-            abstract: "Replay progress logs (the default: `ktv replay LOG...`).",
+            abstract: "Replay the progress logs of a chorus session and say where the sync failed.",
+            usage: """
+            ktv replay <logs> ... [--rules zego|agora|tencent] [<options>]     (the same as ktv replay analyze <logs> …)
+              ktv replay simulate --scenario <name> -o <log>   (make a room's log: ktv replay simulate --help)
+            """,
             discussion: """
             Several files are read as one room (each device's events are put in order of its own clock).
             --rules auto applies each message's own vendor rules; a named set applies its rules to every
@@ -44,8 +48,8 @@ struct ReplayCommand: ParsableCommand {
         @Option(help: "Rule set: auto, zego, agora or tencent.") var rules: ReplayConfiguration.Rules = .auto
         @Option(help: ArgumentHelp(Spec.thresholdMs.help)) var thresholdMs: Int?
         @Flag(help: "ZEGO: also correct a follower that runs ahead (the vendor sample corrects only a late one).") var twoSided = false
-        @Option(help: ArgumentHelp(Spec.windowMs.help)) var windowMs = Spec.windowMs.defaultValue
-        @Option(help: ArgumentHelp(Spec.toleranceMs.help)) var toleranceMs = Spec.toleranceMs.defaultValue
+        @Option(help: Spec.windowMs.optionHelp) var windowMs = Spec.windowMs.defaultValue
+        @Option(help: Spec.toleranceMs.optionHelp) var toleranceMs = Spec.toleranceMs.defaultValue
         @Option(help: "Lyric file: measure how often the audience is shown the wrong line and word.") var lyrics: String?
         @Option(help: "Write the drift plot (SVG) here, atomically.") var svg: String?
         @Option(help: "Write the drift timeline (CSV) here, atomically.") var csv: String?

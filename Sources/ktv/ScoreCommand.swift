@@ -30,7 +30,7 @@ struct ReferenceFlags: ParsableArguments {
     @Option(help: "Lyrics for the reference's words and lines (with a pitch file, a recording, or notes without lines).")
     var lyrics: String?
 
-    @Option(help: ArgumentHelp(ReferenceOptions.Spec.player.help))
+    @Option(help: ReferenceOptions.Spec.player.optionHelp)
     var player = ReferenceOptions.Spec.player.defaultValue
 
     @Option(help: ArgumentHelp(ReferenceOptions.Spec.track.help))

@@ -16,13 +16,20 @@ struct ScoreNotesCommand: ParsableCommand {
 
     @OptionGroup var reference: ReferenceFlags
 
-    @Option(help: "Output: json, ultrastar, midi or musicxml.")
-    var format: Format = .json
+    @Option(help: "Write the notes as json, ultrastar, midi or musicxml.")
+    var to: Format = .json
+
+    // The old name of --to: --format names a report's format everywhere else.
+    @Option(name: .customLong("format"), help: .hidden)
+    var oldFormat: Format?
 
     @Option(name: .shortAndLong, help: "Write to this file (atomically) instead of standard output.")
     var output: String?
 
-    func validate() throws { try reference.requireOne(reference.reference ?? source) }
+    func validate() throws {
+        if oldFormat != nil { deprecatedFlag("--format", "--to") }
+        try reference.requireOne(reference.reference ?? source)
+    }
 
     func run() throws {
         let bytes: [UInt8]
@@ -32,7 +39,7 @@ struct ScoreNotesCommand: ParsableCommand {
                                                                  lyricsPath: reference.lyrics, options: try reference.options())
             for t in truncations { printError("ktv: warning: \(t)") }
             let title = (((reference.reference ?? source ?? reference.name) as NSString).lastPathComponent as NSString).deletingPathExtension
-            switch format {
+            switch oldFormat ?? to {
             case .json: bytes = NotesJSON.write(melody)
             case .ultrastar: bytes = UltraStarFile.write(melody, title: title, artist: "")
             case .midi:

@@ -8,11 +8,16 @@ import KTVSync
 struct ScoreTakeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "take",
-        abstract: "Score a take (`ktv score TAKE` is short for `ktv score take TAKE`).",
+        abstract: "Score a take against a reference melody.",
+        usage: """
+        ktv score <take> --reference <file> [<options>]
+          ktv score notes <reference> [--to json|ultrastar|midi|musicxml]   (write a reference's notes: ktv score notes --help)
+        """,
         discussion: """
         The take: audio (tracked; with --accompaniment its bleed is cancelled and the latency measured) or a pitch track
         (ktv pitch CSV/JSON, `time f0` text, or one Hz value per line with --pitch-interval-ms).
         Rules: ktv (0-100, explained note by note), agora (AgoraLyricsScore exactly), ultrastar (UltraStar Deluxe, of 10000).
+        `ktv score take TAKE …` is the same as `ktv score TAKE …`.
         """)
 
     @Argument(help: "The take: audio, or a pitch track.")
@@ -146,17 +151,25 @@ struct RuleFlags: ParsableArguments {
     @Flag(help: "ktv rules: count lines outside the recording as 0 instead of leaving them out.")
     var wholeSong = false
 
-    @Option(help: ArgumentHelp("agora rules: " + AgoraRulesConfiguration.Spec.level.help))
+    @Option(help: AgoraRulesConfiguration.Spec.level.optionHelp("agora rules: "))
     var level = AgoraRulesConfiguration.Spec.level.defaultValue
 
-    @Option(help: ArgumentHelp("agora rules: " + AgoraRulesConfiguration.Spec.compensationOffset.help))
-    var offset = AgoraRulesConfiguration.Spec.compensationOffset.defaultValue
+    @Option(help: AgoraRulesConfiguration.Spec.compensationOffset.optionHelp("agora rules: "))
+    var agoraOffset = AgoraRulesConfiguration.Spec.compensationOffset.defaultValue
 
-    @Option(help: ArgumentHelp("agora rules: " + AgoraRulesConfiguration.Spec.progressIntervalMs.help))
+    // The old name of --agora-offset (it read as a time, and is a score compensation).
+    @Option(name: .customLong("offset"), help: .hidden)
+    var oldOffset: Int?
+
+    @Option(help: AgoraRulesConfiguration.Spec.progressIntervalMs.optionHelp("agora rules: "))
     var progressIntervalMs = AgoraRulesConfiguration.Spec.progressIntervalMs.defaultValue
 
     @Option(help: "ultrastar rules: easy, medium or hard (±2, ±1 or 0 semitones).")
     var difficulty: String = "medium"
+
+    func validate() throws {
+        if oldOffset != nil { deprecatedFlag("--offset", "--agora-offset") }
+    }
 
     func keyShiftValue() throws -> KeyShift {
         do { return try KeyShift(parsing: keyShift) } catch { throw usageError(error) }
@@ -170,14 +183,14 @@ struct RuleFlags: ParsableArguments {
             options.ultrastar.difficulty = try UltraStarRulesConfiguration.Difficulty(parsing: difficulty)
         } catch { throw usageError(error) }
         options.wholeSong = wholeSong
-        options.agora = AgoraRulesConfiguration(level: level, compensationOffset: offset, progressIntervalMs: progressIntervalMs)
+        options.agora = AgoraRulesConfiguration(level: level, compensationOffset: oldOffset ?? agoraOffset, progressIntervalMs: progressIntervalMs)
         return options
     }
 
     func rules(_ set: ScoringRuleSet) throws -> any ScoringRules {
         let options = try options()
         do { return try set.rules(options) } catch {
-            throw error.parameterError.map { usageError($0, flags: ["compensationOffset": "--offset"]) } ?? ValidationError("\(error)")
+            throw error.parameterError.map { usageError($0, flags: ["compensationOffset": oldOffset == nil ? "--agora-offset" : "--offset"]) } ?? ValidationError("\(error)")
         }
     }
 }

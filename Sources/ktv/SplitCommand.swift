@@ -14,8 +14,6 @@ struct SplitCommand: ParsableCommand {
         The layout is decided from the signals: the original is the channel that holds the other plus a voice.
         When the channels are unrelated (ordinary stereo, a voice-only channel) nothing is split and the
         command exits 1 with the finding; name the layout with --layout to split anyway.
-        --layout takes auto, left-original, right-original, or O,A: 1-based channel numbers of the
-        original and the accompaniment (for files with more than two channels).
         """)
 
     @Argument(help: "The stereo (or multichannel) track: WAV, FLAC, OGG, Opus, MP3, AIFF.")
@@ -24,7 +22,7 @@ struct SplitCommand: ParsableCommand {
     @Option(help: "Folder for the outputs (created if missing). Default: <input name>.split beside the current folder.")
     var outDir: String?
 
-    @Option(help: "auto, left-original, right-original, or O,A (1-based channel numbers).")
+    @Option(help: ArgumentHelp(layoutHelp))
     var layout: String = "auto"
 
     @Flag(help: "Also write vocals.wav: the original minus the aligned, gain-matched accompaniment.")
@@ -33,11 +31,11 @@ struct SplitCommand: ParsableCommand {
     @Option(help: "Output encoding: wav16, wav24, wav-float, flac16, flac24. Default: the input's PCM depth, else wav-float.")
     var audioFormat: AudioFileFormat?
 
-    @Option(help: ArgumentHelp(SplitConfiguration.Spec.maxLagSamples.help))
+    @Option(help: SplitConfiguration.Spec.maxLagSamples.optionHelp)
     var maxLagSamples = SplitConfiguration.Spec.maxLagSamples.defaultValue
 
     // The flag keeps its spelled-out unit: `--gain-block-s` would read badly on a command line.
-    @Option(name: .customLong("gain-block-seconds"), help: ArgumentHelp(SplitConfiguration.Spec.gainBlockS.help))
+    @Option(name: .customLong("gain-block-seconds"), help: SplitConfiguration.Spec.gainBlockS.optionHelp)
     var gainBlockS = SplitConfiguration.Spec.gainBlockS.defaultValue
 
     @Option(help: "Report: text or json.")
@@ -58,7 +56,10 @@ struct SplitCommand: ParsableCommand {
 
     @OptionGroup var stream: StreamOption
 
-    func validate() throws { _ = try configuration() }
+    func validate() throws {
+        warnOldLayout(layout)
+        _ = try configuration()
+    }
 
     func run() throws {
         let config = try configuration()
@@ -81,7 +82,7 @@ struct SplitCommand: ParsableCommand {
         case .json: try writeStandardOutput(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized())
         case .text:
             var text = SplitReport.text(result, outputs: plan, reportPath: reportPath)
-            if !result.analysis.dualMono { text += "  split anyway with --layout left-original, right-original or O,A\n" }
+            if !result.analysis.dualMono { text += "  split anyway with --layout left, right or O,A\n" }
             try writeStandardOutput(text)
         }
         if !result.analysis.dualMono { throw ExitCode(KTVExitCode.findings) }

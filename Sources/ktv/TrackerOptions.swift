@@ -5,23 +5,23 @@ import KTVPitch
 
 /// The pitch tracker's settings as flags, for every command that tracks a recording.
 struct TrackerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(PitchConfiguration.Spec.hopMs.help))
+    @Option(help: PitchConfiguration.Spec.hopMs.optionHelp)
     var hopMs = PitchConfiguration.Spec.hopMs.defaultValue
 
-    @Option(help: ArgumentHelp(PitchConfiguration.Spec.minHz.help))
+    @Option(help: PitchConfiguration.Spec.minHz.optionHelp)
     var minHz = PitchConfiguration.Spec.minHz.defaultValue
 
-    @Option(help: ArgumentHelp(PitchConfiguration.Spec.maxHz.help))
+    @Option(help: PitchConfiguration.Spec.maxHz.optionHelp)
     var maxHz = PitchConfiguration.Spec.maxHz.defaultValue
 
-    @Option(help: ArgumentHelp(PitchConfiguration.Spec.analysisRateHz.help))
+    @Option(help: PitchConfiguration.Spec.analysisRateHz.optionHelp)
     var analysisRate = PitchConfiguration.Spec.analysisRateHz.defaultValue
 
     @Option(help: ArgumentHelp(PitchConfiguration.Spec.windowMs.help))
     var windowMs: Double?
 
-    @Option(help: ArgumentHelp(PitchConfiguration.Spec.threads.help + " 0 = one per core."))
-    var threads: Int = 0
+    @Option(help: PitchConfiguration.Spec.threads.optionHelp("", " Default: one per core (in ktv batch, 1: its workers fill the cores)."))
+    var threads: Int?
 
     /// Library parameters whose flag is not their kebab-case name.
     static let flags = ["analysisRateHz": "--analysis-rate"]
@@ -34,7 +34,8 @@ struct TrackerOptions: ParsableArguments {
         c.maxHz = maxHz
         c.analysisRateHz = analysisRate
         c.windowMs = windowMs
-        c.threads = threads == 0 ? ProcessInfo.processInfo.activeProcessorCount : threads
+        // 0 was once documented as "one per core"; it still means the default.
+        c.threads = threads.flatMap { $0 == 0 ? nil : $0 } ?? ProcessInfo.processInfo.activeProcessorCount
         do { return try c.validated() } catch {
             throw error.parameterError.map { usageError($0, flags: Self.flags) } ?? ValidationError("\(error)")
         }

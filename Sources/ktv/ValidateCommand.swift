@@ -27,6 +27,12 @@ extension LyricsCommand {
         @Flag(help: "Treat warnings as failures (exit 1).")
         var strict = false
 
+        @Option(help: "Report only findings at this severity or above: info, warning or error (the exit code follows what is reported).")
+        var minSeverity: Severity = .info
+
+        @Option(help: "With --format sarif: the folder locations are relative to (SARIF's SRCROOT), so review tools map them onto their checkout. Default: the current folder.")
+        var base: String?
+
         @OptionGroup var read: ReadOptions
 
         @Option(name: .shortAndLong, help: "Write the report to this file (atomically) instead of standard output.")
@@ -37,13 +43,14 @@ extension LyricsCommand {
 
         @OptionGroup var stream: StreamOption
 
-        @Option(help: "With --audio: auto, left-original, right-original, or O,A (1-based channel numbers).")
+        @Option(help: ArgumentHelp("With --audio: " + layoutHelp))
         var layout: String = "auto"
 
-        @Option(help: ArgumentHelp("With --audio: " + AlignmentConfiguration.Spec.searchMs.help))
+        @Option(help: AlignmentConfiguration.Spec.searchMs.optionHelp("With --audio: "))
         var searchMs = AlignmentConfiguration.Spec.searchMs.defaultValue
 
         func validate() throws {
+            if audio != nil { warnOldLayout(layout) }
             _ = try alignment()
             if audio != nil && paths.count != 1 {
                 throw ValidationError("--audio checks one lyric file against one track; give exactly one lyric file")
@@ -88,13 +95,16 @@ extension LyricsCommand {
             }
             results += skipped
             mentionTextLimitFlag(&results)
+            results = DiagnosticReport.filtered(results, minimum: minSeverity)
             let report: String
             switch format {
             case .text: report = DiagnosticReport.textSummary(results, displayName: displayName)
             case .json: report = DiagnosticReport.json(results).serialized()
             case .sarif:
                 let rules = LyricsValidator.rules.map { RuleDescription(id: $0.id, severity: $0.severity, summary: $0.summary) }
-                report = DiagnosticReport.sarif(results, rules: rules, toolVersion: KTV.version).serialized()
+                let cwd = FileManager.default.currentDirectoryPath
+                let base = self.base.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } ?? cwd
+                report = DiagnosticReport.sarif(results, rules: rules, toolVersion: KTV.version, base: base, workingDirectory: cwd).serialized()
             }
             try emit(Array(report.utf8), to: output)
             if results.contains(where: \.unreadable) { throw ExitCode(KTVExitCode.ioError) }
@@ -106,3 +116,5 @@ extension LyricsCommand {
         }
     }
 }
+
+extension Severity: ExpressibleByArgument {}

@@ -2,14 +2,14 @@ import Foundation
 import Testing
 
 /// MusicXML references from the command line (issue 22): `--reference X.musicxml|.mxl --part N`,
-/// `ktv score notes --format musicxml`, and the errors a user meets.
+/// `ktv score notes --to musicxml`, and the errors a user meets.
 @Suite struct MusicXMLCLITests {
     let fixtures = KTVBinary.packageRoot.appendingPathComponent("fixtures/musicxml")
 
     @Test func scoreNotesReadsPartsAndWritesMusicXML() throws {
         let s = try Scratch()
         let score = fixtures.appendingPathComponent("tied-tempo-transposed.mxl").path
-        let tenor = try ktv(["score", "notes", score, "--format", "ultrastar"])
+        let tenor = try ktv(["score", "notes", score, "--to", "ultrastar"])
         #expect(tenor.status == 0, "\(tenor.stderr)")
         let clarinet = try ktv(["score", "notes", "--reference", score, "--part", "3"])
         #expect(clarinet.status == 0 && clarinet.out.contains("\"midi\": 74"), "\(clarinet.stderr)")
@@ -20,7 +20,7 @@ import Testing
 
         // Written, then read back as the same notes JSON.
         let written = s.path("tenor.musicxml")
-        let w = try ktv(["score", "notes", score, "--format", "musicxml", "-o", written])
+        let w = try ktv(["score", "notes", score, "--to", "musicxml", "-o", written])
         #expect(w.status == 0, "\(w.stderr)")
         #expect(try String(contentsOfFile: written, encoding: .utf8).contains("<score-partwise version=\"4.0\">"))
         #expect(try ktv(["score", "notes", written]).out == ktv(["score", "notes", score]).out)

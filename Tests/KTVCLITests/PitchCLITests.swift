@@ -76,8 +76,10 @@ private func parseCSV(_ text: String) throws -> [(t: Double, f0: Double, conf: D
         let (path, g) = try voiceFile(s)
         let rows = try parseCSV(try ktv(["pitch", path]).out)
 
+        // The old spelling of --to still works, with a one-line note.
         let j = try ktv(["pitch", path, "--format", "json"])
         #expect(j.status == 0)
+        #expect(j.stderr == "ktv: warning: --format is now --to; the old spelling still works for now\n")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout)) as? [String: Any])
         #expect(obj["input"] as? String == path)
         #expect(obj["duration_s"] as? Double == 4)
@@ -94,7 +96,7 @@ private func parseCSV(_ text: String) throws -> [(t: Double, f0: Double, conf: D
             #expect(abs((f["confidence"] as? Double ?? -1) - row.conf) <= 0.0005 + 1e-9)
         }
 
-        let b = try ktv(["pitch", path, "--format", "agora-bin"])
+        let b = try ktv(["pitch", path, "--to", "agora-bin"])
         #expect(b.status == 0)
         #expect(b.stdout.count == 12 + 8 * rows.count)
         #expect(Array(b.stdout.prefix(12)) == [1, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0])
@@ -104,7 +106,7 @@ private func parseCSV(_ text: String) throws -> [(t: Double, f0: Double, conf: D
             #expect(abs(Double(bitPattern: bits) - row.f0) <= 0.0005 + 1e-9)
         }
 
-        let a = try ktv(["pitch", path, "--format", "agora-json"])
+        let a = try ktv(["pitch", path, "--to", "agora-json"])
         #expect(a.status == 0)
         let aobj = try #require(try JSONSerialization.jsonObject(with: Data(a.stdout)) as? [String: Any])
         let notes = try #require(aobj["pitchDatas"] as? [[String: Int]])
@@ -146,7 +148,7 @@ private func parseCSV(_ text: String) throws -> [(t: Double, f0: Double, conf: D
         let mix = DualMonoMixer.mix(voice: g.voice.samples, accompaniment: acc, lagSamples: 2205, gain: 0.3)
         try AudioBuffer(sampleRate: 44100, channels: [mix.original]).write(path: s.path("take.wav"), format: .wav24)
         try AudioBuffer(sampleRate: 44100, channels: [mix.accompaniment]).write(path: s.path("acc.wav"), format: .wav24)
-        let r = try ktv(["pitch", s.path("take.wav"), "--accompaniment", s.path("acc.wav"), "--format", "json"])
+        let r = try ktv(["pitch", s.path("take.wav"), "--accompaniment", s.path("acc.wav"), "--to", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
         let latency = try #require(obj["latency_ms"] as? Double)
@@ -167,7 +169,7 @@ private func parseCSV(_ text: String) throws -> [(t: Double, f0: Double, conf: D
         #expect(missing.stderr == "ktv: \(s.path("nope.wav")): cannot read audio: no such file\n")
         #expect(missing.stdout.isEmpty)
 
-        let hop = try ktv(["pitch", path, "--format", "agora-bin", "--hop-ms", "20"])
+        let hop = try ktv(["pitch", path, "--to", "agora-bin", "--hop-ms", "20"])
         #expect(hop.status == 64)
         #expect(hop.stderr.contains("--hop-ms = 20 is out of range; allowed: 10 for agora-bin (a 10 ms contour)"))
         for bad in ["center", "0", "-1"] {
@@ -318,7 +320,7 @@ struct SharedPitchCLITests {
     }
 
     @Test func dev12LatencyOfTheGoodTake() throws {
-        let r = try ktv(["pitch", scene12 + "/take_good.flac", "--accompaniment", scene12 + "/accompaniment.flac", "--format", "json"])
+        let r = try ktv(["pitch", scene12 + "/take_good.flac", "--accompaniment", scene12 + "/accompaniment.flac", "--to", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
         let latency = try #require(obj["latency_ms"] as? Double)

@@ -74,8 +74,8 @@ import Testing
         }
         try expectRefused(["score", take, "--reference", bei], naming: ["bei.xml:3", "end=\"bei\""])
         try expectRefused(["lyrics", "parse", bei], naming: ["bei.xml:3"])
-        try expectRefused(["score", "notes", loud, "--format", "ultrastar"], naming: ["loud.xml", "note 1 (`a`)", "outside the MIDI range"])
-        try expectRefused(["score", "notes", early, "--format", "ultrastar"], naming: ["early.xml", "note 1 (`a`)", "before 0"])
+        try expectRefused(["score", "notes", loud, "--to", "ultrastar"], naming: ["loud.xml", "note 1 (`a`)", "outside the MIDI range"])
+        try expectRefused(["score", "notes", early, "--to", "ultrastar"], naming: ["early.xml", "note 1 (`a`)", "before 0"])
     }
 
     /// 30,000 nested elements (210 KB) overflowed the stack in every XML reader's caller.
@@ -171,18 +171,18 @@ import Testing
         for source in sources {
             for (format, ext) in [("json", "json"), ("ultrastar", "txt"), ("midi", "mid")] {
                 let out = s.path("back.\(ext)")
-                let w = try ktv(["score", "notes", source, "--format", format, "-o", out])
+                let w = try ktv(["score", "notes", source, "--to", format, "-o", out])
                 #expect(w.status == 0, "\(source) → \(format): \(w.stderr)")
                 let back = try ktv(["score", "notes", out])
                 #expect(back.status == 0, "\(source) → \(format) does not read back: \(back.stderr)")
             }
         }
         let zero = try s.write("zero.json", "[{\"start_ms\": 1000, \"duration_ms\": 0, \"midi\": 60}]")
-        try expectRefused(["score", "notes", zero, "--format", "midi"], naming: ["zero.json", "no note to sing lasts longer than 0 ms"])
+        try expectRefused(["score", "notes", zero, "--to", "midi"], naming: ["zero.json", "no note to sing lasts longer than 0 ms"])
         // A rap-only song (UltraStar judges rap on timing) is a reference, but MIDI cannot hold it.
         let rap = try s.write("rap.txt", "#TITLE:r\n#BPM:300\n#GAP:0\nR 0 4 0 yo\nR 4 4 0 yo\nE\n")
-        #expect(try ktv(["score", "notes", rap, "--format", "ultrastar"]).status == 0)
-        try expectRefused(["score", "notes", rap, "--format", "midi"], naming: ["rap.txt", "a MIDI file of it would hold no note"])
+        #expect(try ktv(["score", "notes", rap, "--to", "ultrastar"]).status == 0)
+        try expectRefused(["score", "notes", rap, "--to", "midi"], naming: ["rap.txt", "a MIDI file of it would hold no note"])
         _ = take
     }
 
@@ -280,7 +280,7 @@ import Testing
     }
 
     /// A notes JSON's memory is near its text's size: 1.7 GB for 63 MB before (a tree of every value;
-    /// 198 MB for this 21 MB file). Measured as `score notes --format ultrastar`, whose output is small,
+    /// 198 MB for this 21 MB file). Measured as `score notes --to ultrastar`, whose output is small,
     /// above the same command's peak on a ten-note reference.
     @Test func aLargeNotesJSONIsReadInMemoryNearItsSize() throws {
         let s = try Scratch()
@@ -292,8 +292,8 @@ import Testing
             text += i < n - 1 ? ",\n" : "\n]\n"
         }
         let path = try s.write("big.json", text)
-        let base = try ktvLimited(["score", "notes", small, "--format", "ultrastar", "-o", s.path("small.txt")], addressSpaceMB: 3072)
-        let r = try ktvLimited(["score", "notes", path, "--format", "ultrastar", "-o", s.path("big.txt")], addressSpaceMB: 3072)
+        let base = try ktvLimited(["score", "notes", small, "--to", "ultrastar", "-o", s.path("small.txt")], addressSpaceMB: 3072)
+        let r = try ktvLimited(["score", "notes", path, "--to", "ultrastar", "-o", s.path("big.txt")], addressSpaceMB: 3072)
         let above = r.peakRSSBytes - base.peakRSSBytes
         print("peak RSS, ktv score notes on a \(text.utf8.count >> 20) MB notes JSON (\(n) notes): \(r.peakRSSBytes >> 20) MB, \(above >> 20) MB above a ten-note file")
         #expect(r.status == 0, "\(r.stderr)")

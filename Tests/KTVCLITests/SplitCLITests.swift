@@ -52,9 +52,12 @@ import KTVSynth
         #expect(r.out.hasPrefix("not split: the channels do not share a signal"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: s.path("o")) == ["split.json"])
         // Naming the layout splits anyway.
-        let forced = try ktv(["split", input, "--out-dir", s.path("f"), "--layout", "left-original"])
+        let forced = try ktv(["split", input, "--out-dir", s.path("f"), "--layout", "left"])
         #expect(forced.status == 0)
         #expect(forced.out.hasPrefix("dual-mono KTV track: original = left, confidence 1.00"))
+        // The old spelling still works, with a note.
+        let old = try ktv(["split", input, "--out-dir", s.path("g"), "--layout", "left-original"])
+        #expect(old.status == 0 && old.stderr == "ktv: warning: --layout left-original is now --layout left; the old spelling still works for now\n", "\(old.stderr)")
     }
 
     @Test func monoAndBadArgumentsAreClearErrors() throws {
@@ -65,7 +68,7 @@ import KTVSynth
         #expect(r.stderr == "ktv: \(mono): WAV PCM_16 with 1 channel(s); a dual-mono KTV track has two channels (original and accompaniment); a mono file cannot be split\n")
         let bad = try ktv(["split", mono, "--layout", "3,3"])
         #expect(bad.status == 64)
-        #expect(bad.stderr.contains("--layout = `3,3` is out of range; allowed: auto, left-original, right-original or O,A"))
+        #expect(bad.stderr.contains("--layout = `3,3` is out of range; allowed: auto, left, right (the original's side), or O,A"))
         let missing = try ktv(["split", s.path("nope.wav"), "--out-dir", s.path("o")])
         #expect(missing.status == 74)
         #expect(missing.stderr == "ktv: \(s.path("nope.wav")): cannot read audio: no such file\n")

@@ -91,18 +91,25 @@ import Testing
     @Test func sarifHasVersionRulesAndLocations() throws {
         let files = [FileFindings(path: "dir/歌 1.lrc", diagnostics: [.warning("zero-duration", line: 4, "zero"), .info("unknown-end", line: 9, "end")])]
         let rules = [RuleDescription(id: "zero-duration", severity: .warning, summary: "Zero."), RuleDescription(id: "unknown-end", severity: .info, summary: "End.")]
-        let text = DiagnosticReport.sarif(files, rules: rules, toolVersion: "9.9").serialized()
+        let others = FileFindings(path: "../elsewhere/./x.lrc", diagnostics: [.error("e", line: 1, "e")])
+        let text = DiagnosticReport.sarif(files + [others], rules: rules, toolVersion: "9.9", base: "/work/repo", workingDirectory: "/work/repo").serialized()
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(obj["version"] as? String == "2.1.0")
         let run = try #require((obj["runs"] as? [[String: Any]])?.first)
         let results = try #require(run["results"] as? [[String: Any]])
-        #expect(results.count == 2)
+        #expect(results.count == 3)
         #expect(results[0]["ruleId"] as? String == "zero-duration")
         #expect(results[0]["ruleIndex"] as? Int == 0)
         #expect(results[1]["level"] as? String == "note")
         let loc = try #require((results[0]["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
+        // Relative to the base, on SRCROOT, which the run maps to the base folder.
         #expect((loc["artifactLocation"] as? [String: Any])?["uri"] as? String == "dir/%E6%AD%8C%201.lrc")
+        #expect((loc["artifactLocation"] as? [String: Any])?["uriBaseId"] as? String == "SRCROOT")
+        #expect((run["originalUriBaseIds"] as? [String: Any])?["SRCROOT"] as? [String: String] == ["uri": "file:///work/repo/"])
         #expect((loc["region"] as? [String: Any])?["startLine"] as? Int == 4)
+        // Outside the base: an absolute file URI, `..` and `.` resolved.
+        let outside = try #require((results[2]["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
+        #expect(outside["artifactLocation"] as? [String: String] == ["uri": "file:///work/elsewhere/x.lrc"])
     }
 }
 

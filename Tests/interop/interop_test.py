@@ -160,8 +160,8 @@ def musicxml_checks(binary, fixtures, out):
     sources = [fixture, os.path.join(fixtures, "repeat-verses.musicxml")] + extra_sources
     for src in sources:
         dst = os.path.join(out, os.path.basename(src) + ".written.musicxml")
-        r = ktv(["score", "notes", src, "--format", "musicxml", "-o", dst], binary)
-        check(r.returncode == 0, f"ktv score notes {src} --format musicxml: {r.stderr.strip()}")
+        r = ktv(["score", "notes", src, "--to", "musicxml", "-o", dst], binary)
+        check(r.returncode == 0, f"ktv score notes {src} --to musicxml: {r.stderr.strip()}")
         ours = ktv_notes(binary, dst)
         # MusicXML's <alter> is any decimal (ktv keeps a Migu tone's exact pitch so); music21 takes
         # whole and quarter tones only, so its copy has them rounded to the quarter tone.
