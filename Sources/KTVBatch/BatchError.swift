@@ -9,6 +9,8 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     case badResults(path: String, detail: String)
     /// The results file already holds lines and the run was not asked to continue it.
     case resultsExist(path: String, bytes: Int)
+    /// The results would be written over the manifest itself.
+    case outputIsManifest(path: String)
     /// Reading the manifest or writing the results failed.
     case io(FileIOError)
     /// A setting out of range.
@@ -25,6 +27,7 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         case let .badResults(path, detail): return "\(path): \(detail)"
         case let .resultsExist(path, bytes):
             return "\(path): already holds \(bytes) bytes of results; resume the batch to continue it, or remove the file to start over"
+        case let .outputIsManifest(path): return "\(path) is the manifest itself; write the results to another file"
         case let .io(error): return "\(error)"
         case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
         }

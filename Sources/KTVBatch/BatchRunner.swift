@@ -19,7 +19,16 @@ public struct RowDefaults: Sendable {
     /// Rows without a latency estimate it from the take (`latency_ms` `auto` does it for one row).
     public var estimateLatency = false
     public var pitchIntervalMs: Int?
-    public init() {}
+
+    public init(rules: ScoringRuleSet = .ktv, ruleOptions: ScoringRuleSet.Options = ScoringRuleSet.Options(), timing: TakeRequest.Timing = .locked,
+                latencyMs: Double? = nil, estimateLatency: Bool = false, pitchIntervalMs: Int? = nil) {
+        self.rules = rules
+        self.ruleOptions = ruleOptions
+        self.timing = timing
+        self.latencyMs = latencyMs
+        self.estimateLatency = estimateLatency
+        self.pitchIntervalMs = pitchIntervalMs
+    }
 }
 
 /// Something written for each take a worker scores, beside its result line (the `ktv` executable
@@ -109,12 +118,35 @@ public struct BatchProgress: Sendable, Equatable {
     }
 }
 
+/// A request to stop a running batch, safe to make from any thread (a Ctrl-C handler's): no take is
+/// started after it; the takes in flight finish and are written, and the summary says the run was
+/// interrupted.
+public final class BatchStop: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requested = false
+
+    public init() {}
+
+    public func request() {
+        lock.lock()
+        requested = true
+        lock.unlock()
+    }
+
+    public var isRequested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return requested
+    }
+}
+
 /// Runs a manifest.
 public enum BatchRunner {
     /// Scores every row of `manifest` in `configuration.shard` whose id is not in
     /// `results.completedIds`, appending one line per row to `results`. Throws only when the batch
     /// cannot go on (the results cannot be written, a setting out of range); a take that fails is a line.
-    public static func run(_ manifest: Manifest, configuration: BatchConfiguration, results: ResultsLog,
+    /// `stop` ends it early (the summary's `interrupted` is then set).
+    public static func run(_ manifest: Manifest, configuration: BatchConfiguration, results: ResultsLog, stop: BatchStop = BatchStop(),
                            progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }) async throws(BatchError) -> BatchSummary {
         // Checks the tracker's settings too: each worker's `Scorer` checks nothing more.
         let configuration = try configuration.validated()
@@ -132,7 +164,7 @@ public enum BatchRunner {
             todo.append(row)
         }
         let state = RunState(total: todo.count + duplicates.count, failFast: configuration.failFast,
-                             results: results, progress: progress)
+                             results: results, stop: stop, progress: progress)
         for (row, first) in duplicates {
             state.finish(row: row, outcome: .failure(BatchFailure(reason: .row, message: "\(manifest.name): line \(row.line): id \(quoted(row.id ?? "")) repeats line \(first)'s; ids must be unique")), elapsedMs: 0)
         }
@@ -176,13 +208,15 @@ final class RunState: @unchecked Sendable {
     private let total: Int
     private let failFast: Bool
     private let results: ResultsLog
+    private let stop: BatchStop
     private let progress: @Sendable (BatchProgress) -> Void
     private let started = DispatchTime.now().uptimeNanoseconds
     private let lock = NSLock()
     /// Child workers: how many died and were replaced, their peaks and references read, summed.
     private var restarts = 0, workerPeakBytes = 0, workerReferences = 0
 
-    init(total: Int, failFast: Bool, results: ResultsLog, progress: @escaping @Sendable (BatchProgress) -> Void) {
+    init(total: Int, failFast: Bool, results: ResultsLog, stop: BatchStop, progress: @escaping @Sendable (BatchProgress) -> Void) {
+        self.stop = stop
         self.total = total
         self.failFast = failFast
         self.results = results
@@ -195,7 +229,7 @@ final class RunState: @unchecked Sendable {
     func next() -> ManifestRow? {
         lock.lock()
         defer { lock.unlock() }
-        guard !stopped, nextIndex < queue.count else { return nil }
+        guard !stopped, !stop.isRequested, nextIndex < queue.count else { return nil }
         nextIndex += 1
         return queue[nextIndex - 1]
     }
@@ -252,6 +286,7 @@ final class RunState: @unchecked Sendable {
         summary.failed = failed
         summary.notRun = total - done
         summary.stoppedEarly = stopped && writeError == nil && total > done
+        summary.interrupted = stop.isRequested && total > done
         summary.failuresByReason = failures
         summary.scores = scores.mapValues { ScoreDistribution($0) }
         summary.wallS = elapsedS

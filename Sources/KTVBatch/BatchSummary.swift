@@ -33,6 +33,8 @@ public struct BatchSummary: Sendable, Equatable {
     /// Rows not started because the run stopped at the first failure.
     public var notRun = 0
     public var stoppedEarly = false
+    /// Stopped by a `BatchStop` (Ctrl-C) before every row was run.
+    public var interrupted = false
     public var failuresByReason: [BatchFailure.Reason: Int] = [:]
     /// By rule set name.
     public var scores: [String: ScoreDistribution] = [:]
@@ -75,13 +77,14 @@ public struct BatchSummary: Sendable, Equatable {
             ("jobs", .int(jobs)),
             ("peak_memory_mb", peakMemoryMB.map { r($0) } ?? .null),
             ("worker_restarts", .int(workerRestarts)),
+            ("interrupted", .bool(interrupted)),
         ])
     }
 
     public func text() -> String {
         var out = "batch: \(scored) scored, \(failed) failed"
         if alreadyDone > 0 { out += ", \(alreadyDone) already done" }
-        if notRun > 0 { out += ", \(notRun) not run (stopped at the first failure)" }
+        if notRun > 0 { out += ", \(notRun) not run (\(interrupted ? "interrupted" : "stopped at the first failure"))" }
         out += " of \(inShard) rows"
         if let shard { out += " in shard \(shard) (\(manifestRows) in the manifest)" }
         out += String(format: " in %.1f s: %.0f takes/min with %d jobs", wallS, takesPerMinute, jobs)

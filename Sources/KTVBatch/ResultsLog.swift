@@ -62,6 +62,13 @@ public final class ResultsLog: @unchecked Sendable {
         try FileIO.writeAll(fd: fd, bytes, path: name)
     }
 
+    /// Waits for a line being written and keeps every later one out: for a process about to exit
+    /// at once (a second Ctrl-C), so no line is torn. Never returns the lock.
+    public func closeForExit() {
+        lock.lock()
+        if ownsDescriptor { fsync(fd) }
+    }
+
     /// Flushes the file to the disk (at the end of a run: a finished batch survives a power cut).
     public func sync() { if ownsDescriptor { fsync(fd) } }
 

@@ -31,6 +31,12 @@ public struct WorkerLauncher: Sendable {
         self.arguments = arguments
         self.environment = environment
     }
+
+    /// This program again (its own executable, links followed), with its own arguments and `extra`.
+    public static func thisProgram(adding extra: [String]) -> WorkerLauncher {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return WorkerLauncher(executable: own, arguments: Array(CommandLine.arguments.dropFirst()) + extra)
+    }
 }
 
 /// A test hook: a worker given the row whose id is the value of this environment variable traps on
@@ -39,6 +45,8 @@ public enum WorkerFailpoint {
     public static let variable = "KTV_BATCH_CRASH_ID"
     /// Likewise: a worker given the row with this id never answers (a hang, for the take timeout).
     public static let hangVariable = "KTV_BATCH_HANG_ID"
+    /// Likewise: every take waits this many ms first (so a test can interrupt a run mid-way).
+    public static let slowVariable = "KTV_BATCH_SLOW_MS"
 }
 
 /// The worker's side of the pipes: a header line naming the manifest (for relative paths and
@@ -56,7 +64,9 @@ public enum WorkerServer {
         let worker = BatchWorker(manifest: manifest, configuration: configuration, cache: cache)
         let crashId = ProcessInfo.processInfo.environment[WorkerFailpoint.variable]
         let hangId = ProcessInfo.processInfo.environment[WorkerFailpoint.hangVariable]
+        let slowMs = ProcessInfo.processInfo.environment[WorkerFailpoint.slowVariable].flatMap { UInt32($0) }
         while let line = lines.next() {
+            if let slowMs { usleep(min(slowMs, 60_000) * 1000) }
             guard let message = try? JSONReader.parse(line), let row = ManifestRow(message: message) else {
                 throw .badManifest(path: "<worker input>", line: nil, detail: "a row message that is not {\"line\", \"values\"}")
             }

@@ -71,4 +71,6 @@ public enum KTVExitCode {
     public static let dataError: Int32 = 65
     /// Reading or writing a file failed (EX_IOERR).
     public static let ioError: Int32 = 74
+    /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
+    public static let interrupted: Int32 = 130
 }

@@ -85,10 +85,11 @@ extension MusicXMLFile {
         for (j, k) in worded.enumerated() {
             let w = notes[k].word
             let previous = j > 0 ? worded[j - 1] : nil, next = j + 1 < worded.count ? worded[j + 1] : nil
-            let begins = previous.map { notes[$0].line != notes[k].line || notes[$0].word.last?.isWhitespace == true } ?? true
+            // A word ends at a space, at the line's end, or after a Chinese or Japanese character.
+            let begins = previous.map { notes[$0].line != notes[k].line || notes[$0].word.last.map { $0.isWhitespace || isUnspaced($0) } == true } ?? true
                 || w.first?.isWhitespace == true
             let ends = next.map { notes[$0].line != notes[k].line || notes[$0].word.first?.isWhitespace == true } ?? true
-                || w.last?.isWhitespace == true
+                || w.last.map { $0.isWhitespace || isUnspaced($0) } == true
             let syllabic = begins ? (ends ? "single" : "begin") : (ends ? "end" : "middle")
             out[k] = (syllabic, w.trimmingCharacters(in: .whitespacesAndNewlines))
         }

@@ -83,6 +83,15 @@ public enum MusicXMLFile {
         return Array(String(decoding: units, as: UTF16.self).utf8)
     }
 
+    /// A character of a script written without spaces between words (Chinese, Japanese kana and
+    /// their punctuation): a syllable ending in one closes no word with a space, so the writer marks
+    /// each such character `single`, as Chinese scores do, and the reader joins them as written.
+    static func isUnspaced(_ c: Character) -> Bool {
+        guard let v = c.unicodeScalars.first?.value else { return false }
+        return (0x3000...0x30FF).contains(v) || (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v)
+            || (0xF900...0xFAFF).contains(v) || (0xFF00...0xFF60).contains(v) || (0x20000...0x2FA1F).contains(v)
+    }
+
     /// A note as read, in quarter notes from the start of the performance.
     struct Note {
         var startQ: Double
@@ -388,7 +397,8 @@ public enum MusicXMLFile {
             let text = lyric.children("text").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: " ")
             guard !text.isEmpty else { return "" }
             let syllabic = lyric.children("syllabic").last?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "single"
-            return syllabic == "begin" || syllabic == "middle" ? text : text + " "
+            // Chinese and Japanese words are not spaced: their characters are joined as written.
+            return syllabic == "begin" || syllabic == "middle" || text.last.map(MusicXMLFile.isUnspaced) == true ? text : text + " "
         }
 
         /// Tied notes merged: a note tied from one of the same pitch and voice that ends where it

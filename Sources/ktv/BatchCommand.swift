@@ -25,13 +25,11 @@ struct BatchRunCommand: AsyncParsableCommand {
           ktv batch report <results> [--html FILE] [--csv FILE]   (summarize a results file: ktv batch report --help)
         """,
         discussion: """
-        The manifest is CSV with a header row, or JSON Lines (- for standard input). Columns: id, take, reference (required);
-        lyrics, accompaniment, progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms, stream (a row's value
-        replaces the flag's). Relative paths are taken from the manifest's folder (the current folder for standard input).
-        An unknown column is an error. Each take gives one JSON line: {"id", "line", "status": "ok", "result": <ktv score
-        JSON>} or {"id", "line", "status": "error", "reason", "error"}. Exit 1 when any take failed.
-        Each worker is a child process tracking audio with one thread unless --threads says otherwise: a take that crashes
-        its worker is retried once on a fresh one, then written with reason crash, and the batch goes on.
+        The manifest: CSV with a header row, or JSON Lines. Columns: id, take, reference (required); lyrics, accompaniment,
+        progress_log, device, rules, timing, latency_ms, key_shift, pitch_interval_ms, stream (each replaces its flag for the row).
+        Paths are relative to the manifest's folder; an unknown column is an error. Each take gives one JSON line, ok or error;
+        exit 1 when any failed. Workers are child processes (one tracker thread each): a take that crashes its worker is retried
+        once, then written with reason crash. Ctrl-C stops starting takes, prints the summary and exits 130 (--resume goes on).
         """)
 
     @Argument(help: "The manifest: CSV (header row) or JSON Lines; - for standard input.")
@@ -96,21 +94,6 @@ struct BatchRunCommand: AsyncParsableCommand {
         _ = try configuration()
         if resume && output == "-" { throw ValidationError("--resume continues a results file; give it with -o") }
         if retryCrashed && !resume { throw ValidationError("--retry-crashed goes with --resume") }
-        if !worker, output != "-", manifest != "-", sameFile(output, manifest) {
-            throw ValidationError("-o \(output) is the manifest itself; write the results to another file")
-        }
-    }
-
-    /// Whether two paths name one file (same device and inode), links followed.
-    func sameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
-    }
-
-    /// Each worker: this program again, with the batch's arguments and `--worker`.
-    func launcher() -> WorkerLauncher {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return WorkerLauncher(executable: own, arguments: Array(CommandLine.arguments.dropFirst()) + ["--worker"])
     }
 
     func configuration() throws -> BatchConfiguration {
@@ -120,14 +103,10 @@ struct BatchRunCommand: AsyncParsableCommand {
         c.takeTimeoutS = takeTimeoutS
         if let shard { do { c.shard = try BatchShard(parsing: shard) } catch { throw batchUsage(error) } }
         c.failFast = failFast
-        var defaults = RowDefaults()
-        defaults.rules = rules
         _ = try ruleFlags.rules(rules)
-        defaults.ruleOptions = try ruleFlags.options()
-        defaults.timing = timing
-        (defaults.latencyMs, defaults.estimateLatency) = try parseLatency(latencyMs)
-        defaults.pitchIntervalMs = pitchIntervalMs
-        c.defaults = defaults
+        let (latency, estimate) = try parseLatency(latencyMs)
+        c.defaults = RowDefaults(rules: rules, ruleOptions: try ruleFlags.options(), timing: timing, latencyMs: latency,
+                                 estimateLatency: estimate, pitchIntervalMs: pitchIntervalMs)
         var t = try tracker.configuration()
         t.threads = tracker.threads.flatMap { $0 == 0 ? nil : $0 } ?? 1
         c.tracker = t
@@ -138,20 +117,23 @@ struct BatchRunCommand: AsyncParsableCommand {
     func run() async throws {
         var config = try configuration()
         if worker {
+            // A terminal's Ctrl-C reaches the whole process group: the worker finishes its take and
+            // leaves when the batch closes its input.
+            signal(SIGINT, SIG_IGN)
             do { try WorkerServer.serve(configuration: config) } catch { throw batchFailure(error) }
             return
         }
-        config.isolation = .childProcesses(launcher())
+        // Each worker: this program again, with the batch's arguments and --worker.
+        config.isolation = .childProcesses(.thisProgram(adding: ["--worker"]))
         if let htmlDir { try makeFolder(htmlDir) }
-        let parsed: Manifest
-        do { parsed = try Manifest.read(path: manifest) } catch { throw batchFailure(error) }
-        let results: ResultsLog
-        do { results = try ResultsLog(path: output, resume: resume, retryCrashed: retryCrashed) } catch { throw batchFailure(error) }
-        for w in results.warnings { printError("ktv: warning: \(w)") }
+        let job: BatchJob
+        do { job = try BatchJob(manifestPath: manifest, outputPath: output, resume: resume, retryCrashed: retryCrashed) } catch { throw batchFailure(error) }
+        for w in job.warnings { printError("ktv: warning: \(w)") }
         let display = ProgressDisplay(mode: progress)
+        let interruption = BatchInterruption(results: job.results, display: display)
         let done: BatchSummary
         do {
-            done = try await BatchRunner.run(parsed, configuration: config, results: results) { display.show($0) }
+            done = try await job.run(configuration: config, stop: interruption.stop) { display.show($0) }
         } catch {
             display.end()
             if case .io(.brokenPipe) = error { throw ExitCode.success }
@@ -160,70 +142,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         display.end()
         printError(done.text().trimmingCharacters(in: .newlines))
         if let summary { try emit(Array((done.json().serialized() + "\n").utf8), to: summary) }
+        try interruption.finish(done)
         if done.failed > 0 { throw ExitCode(KTVExitCode.findings) }
-    }
-}
-
-enum ProgressMode: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
-
-/// Draws the progress on standard error: a bar redrawn in place, or a plain line every few seconds.
-final class ProgressDisplay: @unchecked Sendable {
-    private let bar: Bool, quiet: Bool
-    private var last = 0.0
-    private var drawn = false
-    private let lock = NSLock()
-    static let lineIntervalS = 5.0, barIntervalS = 0.1
-
-    init(mode: ProgressMode) {
-        quiet = mode == .never
-        bar = mode == .always || (mode == .auto && isatty(2) == 1)
-    }
-
-    func show(_ p: BatchProgress) {
-        guard !quiet else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        let interval = bar ? Self.barIntervalS : Self.lineIntervalS
-        guard p.elapsedS - last >= interval || (bar && p.done == p.total) else { return }
-        last = p.elapsedS
-        if bar {
-            let width = 30
-            let filled = p.total > 0 ? min(width, p.done * width / p.total) : width
-            let text = "\r\u{1B}[2K[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + p.line
-            try? FileIO.writeAll(fd: 2, Array(text.utf8), path: "<stderr>")
-            drawn = true
-        } else {
-            printError("ktv batch: " + p.line)
-        }
-    }
-
-    /// Ends the bar's line.
-    func end() {
-        lock.lock()
-        defer { lock.unlock() }
-        if drawn { try? FileIO.writeAll(fd: 2, Array("\n".utf8), path: "<stderr>") }
-        drawn = false
-    }
-}
-
-/// A batch setting out of range: a usage error naming the flag.
-func batchUsage(_ error: BatchError) -> Error {
-    error.parameterError.map { usageError($0, flags: ["takeTimeoutS": "--take-timeout-seconds"]) } ?? ValidationError("\(error)")
-}
-
-/// Exit code and message for a batch that cannot run: a bad manifest 65, files 74, results already there 64.
-func batchFailure(_ error: BatchError) -> Error {
-    switch error {
-    case let .resultsExist(path, bytes):
-        printError("ktv: \(path): already holds \(bytes) bytes of results; pass --resume to continue it, or remove it to start over")
-        return ExitCode(KTVExitCode.usage)
-    case .io:
-        printError("ktv: \(error)")
-        return ExitCode(KTVExitCode.ioError)
-    case .invalidParameter:
-        return batchUsage(error)
-    case .badManifest, .badResults:
-        printError("ktv: \(error)")
-        return ExitCode(KTVExitCode.dataError)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KTVAudio
+import KTVBatch
 import KTVCore
 import KTVLyrics
 
@@ -194,4 +195,29 @@ extension Parameter {
 /// A renamed flag still read: one line on standard error naming the new spelling.
 func deprecatedFlag(_ old: String, _ new: String) {
     printError("ktv: warning: \(old) is now \(new); the old spelling still works for now")
+}
+
+/// A batch setting out of range: a usage error naming the flag.
+func batchUsage(_ error: BatchError) -> Error {
+    error.parameterError.map { usageError($0, flags: ["takeTimeoutS": "--take-timeout-seconds"]) } ?? ValidationError("\(error)")
+}
+
+/// Exit code and message for a batch that cannot run: a bad manifest 65, files 74, results already there 64.
+func batchFailure(_ error: BatchError) -> Error {
+    switch error {
+    case let .resultsExist(path, bytes):
+        printError("ktv: \(path): already holds \(bytes) bytes of results; pass --resume to continue it, or remove it to start over")
+        return ExitCode(KTVExitCode.usage)
+    case .io:
+        printError("ktv: \(error)")
+        return ExitCode(KTVExitCode.ioError)
+    case .invalidParameter:
+        return batchUsage(error)
+    case .outputIsManifest:
+        printError("ktv: \(error)")
+        return ExitCode(KTVExitCode.usage)
+    case .badManifest, .badResults:
+        printError("ktv: \(error)")
+        return ExitCode(KTVExitCode.dataError)
+    }
 }

@@ -65,3 +65,15 @@ import Testing
         #expect(try ktv(["score", take, "--reference", ref, "--key-shift", "-200"]).status == 0)
     }
 }
+
+/// `ktv batch` stays a thin command over `KTVBatch` (issue 23: under 120 code lines).
+@Suite struct ThinCommandTests {
+    @Test func batchCommandIsUnder120CodeLines() throws {
+        let text = try String(contentsOf: KTVBinary.packageRoot.appendingPathComponent("Sources/ktv/BatchCommand.swift"), encoding: .utf8)
+        let code = text.split(separator: "\n").filter { line in
+            let t = line.trimmingCharacters(in: .whitespaces)
+            return !t.isEmpty && !t.hasPrefix("//")
+        }
+        #expect(code.count < 120, "\(code.count) code lines")
+    }
+}
