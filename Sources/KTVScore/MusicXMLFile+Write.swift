@@ -90,7 +90,12 @@ extension MusicXMLFile {
                 || w.first?.isWhitespace == true
             let ends = next.map { notes[$0].line != notes[k].line || notes[$0].word.first?.isWhitespace == true } ?? true
                 || w.last.map { $0.isWhitespace || isUnspaced($0) } == true
-            let syllabic = begins ? (ends ? "single" : "begin") : (ends ? "end" : "middle")
+            var syllabic = begins ? (ends ? "single" : "begin") : (ends ? "end" : "middle")
+            // A Chinese or Japanese character: `single`, or `end` when a space follows it in the line.
+            if let last = w.trimmingCharacters(in: .whitespacesAndNewlines).last, isUnspaced(last) {
+                let spaced = w.last?.isWhitespace == true || next.map { notes[$0].line == notes[k].line && notes[$0].word.first?.isWhitespace == true } == true
+                syllabic = spaced ? "end" : "single"
+            }
             out[k] = (syllabic, w.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return out

@@ -84,8 +84,8 @@ public enum MusicXMLFile {
     }
 
     /// A character of a script written without spaces between words (Chinese, Japanese kana and
-    /// their punctuation): a syllable ending in one closes no word with a space, so the writer marks
-    /// each such character `single`, as Chinese scores do, and the reader joins them as written.
+    /// their punctuation): the writer marks each such syllable `single`, as Chinese scores do (or
+    /// `end` when a space follows it), and the reader joins `single` ones as written.
     static func isUnspaced(_ c: Character) -> Bool {
         guard let v = c.unicodeScalars.first?.value else { return false }
         return (0x3000...0x30FF).contains(v) || (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v)
@@ -397,8 +397,10 @@ public enum MusicXMLFile {
             let text = lyric.children("text").map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: " ")
             guard !text.isEmpty else { return "" }
             let syllabic = lyric.children("syllabic").last?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "single"
-            // Chinese and Japanese words are not spaced: their characters are joined as written.
-            return syllabic == "begin" || syllabic == "middle" || text.last.map(MusicXMLFile.isUnspaced) == true ? text : text + " "
+            // Chinese and Japanese characters are not spaced: a `single` one is joined to the next as
+            // written; one that ends a word (`end`) is followed by a space.
+            let unspaced = syllabic == "single" && text.last.map(MusicXMLFile.isUnspaced) == true
+            return syllabic == "begin" || syllabic == "middle" || unspaced ? text : text + " "
         }
 
         /// Tied notes merged: a note tied from one of the same pitch and voice that ends where it

@@ -195,6 +195,19 @@ import KTVCore
         }
     }
 
+    /// Chinese lyrics as Chinese scores write them: a `single` syllable per character (no hyphens
+    /// between them in a notation program), `end` where a space follows; read back as written.
+    @Test func chineseCharactersAreSingleSyllables() throws {
+        let words = ["我", "不", "会", "发", "现 ", "我", "难", "受"]
+        let notes = words.enumerated().map { MelodyNote(startMs: 1000 + $0.offset * 400, durationMs: 300, cents: 6000, word: $0.element, line: 0) }
+        let melody = ReferenceReader.grouped(notes, scale: .absolute)
+        let xml = String(decoding: MusicXMLFile.write(melody), as: UTF8.self)
+        #expect(xml.components(separatedBy: "<syllabic>single</syllabic>").count - 1 == 7)
+        #expect(xml.contains("<syllabic>end</syllabic><text>现</text>"))
+        let back = try ReferenceReader.parse(Array(xml.utf8), path: "zh.musicxml")
+        #expect(back.lines.map(\.text) == ["我不会发现 我难受"])
+    }
+
     /// The check: the MusicXML score and the same melody given note by note score a take
     /// alike, under each rule set, for a take that sings it well and one that sings it badly.
     @Test func musicXMLScoresATakeAsItsNotesDo() throws {
