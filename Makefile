@@ -13,7 +13,7 @@ APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: setup build release test browser-test interop-test demo spark-demo bench assess fuzz fuzz-smoke clean
+.PHONY: setup build release test browser-test interop-test install install-test demo spark-demo bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -66,6 +66,36 @@ interop-test: release
 	  .venv-interop/bin/pip install -q music21 pysubs2 webvtt-py ttconv || { echo "SKIP interop-test: music21, pysubs2, webvtt-py or ttconv could not be installed from PyPI"; exit 0; }; \
 	fi; \
 	.venv-interop/bin/python Tests/interop/interop_test.py --ktv $(KTV_RELEASE) --fixtures fixtures --extra $(INTEROP_EXTRA)
+
+## install: the release binary into $(PREFIX)/bin, a man page per command (generated from the
+## command definitions by swift-argument-parser's generate-manual plugin, ending with each page's
+## examples) into $(PREFIX)/share/man/man1 (`man ktv-score`), and completions for bash, zsh and fish.
+## PREFIX defaults to /usr/local; DESTDIR is prepended for packaging.
+PREFIX ?= /usr/local
+MAN_OUT := .build/plugins/GenerateManual/outputs/ktv
+install: release
+	$(SWIFT) package plugin generate-manual --multi-page
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+	  "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 $(KTV_RELEASE) "$(DESTDIR)$(PREFIX)/bin/ktv"
+	Tools/install-man.sh $(MAN_OUT) "$(DESTDIR)$(PREFIX)/share/man/man1" $(KTV_RELEASE)
+	$(KTV_RELEASE) --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ktv"
+	$(KTV_RELEASE) --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_ktv"
+	$(KTV_RELEASE) --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ktv.fish"
+	@echo "installed ktv, its man pages (man ktv, man ktv-score, …) and completions under $(DESTDIR)$(PREFIX)"
+
+## install-test: `make install` into a scratch folder, then the man pages and completions checked
+## (man ktv-score shows the scoring options and its examples; bash loads the completion).
+install-test:
+	@dir=$$(mktemp -d); $(MAKE) --no-print-directory install PREFIX=$$dir >/dev/null && \
+	  MANWIDTH=100 man -M $$dir/share/man ktv-score | grep -q -- '--agora-offset' && \
+	  MANWIDTH=100 man -M $$dir/share/man ktv-score | grep -q '^EXAMPLES' && \
+	  MANWIDTH=100 man -M $$dir/share/man ktv-lyrics-validate | grep -q -- '--min-severity' && \
+	  $$dir/bin/ktv --version >/dev/null && \
+	  bash -c "source $$dir/share/bash-completion/completions/ktv && complete -p ktv" >/dev/null && \
+	  grep -q "complete -c 'ktv'" $$dir/share/fish/vendor_completions.d/ktv.fish && grep -q '#compdef ktv' $$dir/share/zsh/site-functions/_ktv && \
+	  echo "install-test: ktv, $$(ls $$dir/share/man/man1 | wc -l) man pages and 3 completions installed and checked under $$dir" && rm -rf $$dir || \
+	  { echo "install-test FAILED (left in $$dir)"; exit 1; }
 
 ## demo: run the tools on fixtures/ and print what they found
 demo: release
