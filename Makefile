@@ -57,15 +57,17 @@ browser-test: release
 ## lyric fixture as ASS (pysubs2: each line's \\k sums to its duration), WebVTT (webvtt-py) and TTML
 ## (ttconv); the MusicXML fixtures read by music21 (its ties, transposition and tempo against
 ## ktv's), and ktv's written MusicXML read back by music21, with ../shared's scene references when
-## there. Skipped, with the reason, where PyPI cannot be reached.
+## there; every JSON ktv writes against its schema in docs/schema (jsonschema). Skipped, with the
+## reason, where PyPI cannot be reached.
 INTEROP_EXTRA := $(wildcard ../shared/scenes/*/reference.xml ../shared/scenes/*/reference.notes.json ../shared/agora/LrcView-iOS/Tests/Resource/TestLogFile/xml/*.xml)
 interop-test: release
-	@if ! .venv-interop/bin/python -c 'import music21, pysubs2, webvtt, ttconv' 2>/dev/null; then \
+	@if ! .venv-interop/bin/python -c 'import music21, pysubs2, webvtt, ttconv, jsonschema' 2>/dev/null; then \
 	  rm -rf .venv-interop; \
 	  { python3 -m venv .venv-interop 2>/dev/null || { $(APT_INSTALL) python3-venv; } && python3 -m venv .venv-interop; }; } && \
-	  .venv-interop/bin/pip install -q music21 pysubs2 webvtt-py ttconv || { echo "SKIP interop-test: music21, pysubs2, webvtt-py or ttconv could not be installed from PyPI"; exit 0; }; \
+	  .venv-interop/bin/pip install -q music21 pysubs2 webvtt-py ttconv jsonschema || { echo "SKIP interop-test: music21, pysubs2, webvtt-py, ttconv or jsonschema could not be installed from PyPI"; exit 0; }; \
 	fi; \
-	.venv-interop/bin/python Tests/interop/interop_test.py --ktv $(KTV_RELEASE) --fixtures fixtures --extra $(INTEROP_EXTRA)
+	.venv-interop/bin/python Tests/interop/interop_test.py --ktv $(KTV_RELEASE) --fixtures fixtures --extra $(INTEROP_EXTRA) \
+	  --scenes $(wildcard ../shared/scenes/*)
 
 ## install: the release binary into $(PREFIX)/bin, a man page per command (generated from the
 ## command definitions by swift-argument-parser's generate-manual plugin, ending with each page's

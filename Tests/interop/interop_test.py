@@ -7,7 +7,10 @@
   paragraph per line with ktv's times;
 - MusicXML through music21: the hand-written fixtures read with music21's own tempo, tie and
   transposition handling give ktv's note times and pitches; ktv's written MusicXML reads back in
-  music21 with the same notes and words.
+  music21 with the same notes and words;
+- JSON through jsonschema: every JSON ktv writes (score, a batch's lines and summary, split, pitch
+  eval, replay, the lyric model, validate) against its schema in docs/schema (2020-12), on the
+  fixtures, a batch with failures, simulated rooms, and ../shared's scenes when there.
 
 Every lyric fixture ktv reads without errors is converted. Exits 1 on the first failed check and
 prints what failed; prints a summary of what was checked.
@@ -183,6 +186,87 @@ def musicxml_checks(binary, fixtures, out):
     return compared
 
 
+def schema_checks(binary, root, out, scenes):
+    """Real outputs against docs/schema/*.schema.json; returns {schema: documents checked}."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    folder = os.path.join(root, "docs", "schema")
+    schemas = {f[:-len(".schema.json")]: json.load(open(os.path.join(folder, f), encoding="utf-8"))
+               for f in sorted(os.listdir(folder)) if f.endswith(".schema.json")}
+    registry = Registry().with_resources((f"{n}.schema.json", Resource.from_contents(s)) for n, s in schemas.items())
+    checked = {n: 0 for n in schemas}
+
+    def validate(name, doc, what):
+        Draft202012Validator.check_schema(schemas[name])
+        errors = sorted(Draft202012Validator(schemas[name], registry=registry).iter_errors(doc), key=lambda e: list(e.path))
+        check(not errors, f"{what} against {name}.schema.json: " + "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:3]))
+        checked[name] += 1
+
+    def run_json(args, name, what, ok=(0, 1)):
+        r = ktv(args, binary)
+        check(r.returncode in ok, f"ktv {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+        validate(name, json.loads(r.stdout), what)
+
+    def refused(name, doc, what):
+        check(any(True for _ in Draft202012Validator(schemas[name], registry=registry).iter_errors(doc)), f"{name}.schema.json accepts {what}")
+
+    fx = os.path.join(root, "fixtures")
+    demo = os.path.join(fx, "audio", "demo-dualmono")
+    # score: every rule set and timing on the fixture, and each scene's takes.
+    for rules in ("ktv", "agora", "ultrastar"):
+        for extra in ([], ["--timing", "free"], ["--latency-ms", "auto"]):
+            run_json(["score", demo + ".f0.csv", "--reference-audio", demo + ".flac", "--lyrics", demo + ".krc", "--rules", rules, "--format", "json"] + extra,
+                     "score", f"score {rules} {extra}")
+    run_json(["score", demo + ".f0.csv", "--reference", os.path.join(fx, "musicxml", "tied-tempo-transposed.mxl"), "--format", "json"], "score", "score on MusicXML")
+    rows = []
+    for scene in scenes:
+        ref = next((os.path.join(scene, r) for r in ("reference.xml", "reference.notes.json") if os.path.exists(os.path.join(scene, r))), None)
+        for take in sorted(f for f in os.listdir(scene) if f.startswith("take_") and f.endswith(".f0.csv")):
+            run_json(["score", os.path.join(scene, take), "--reference", ref, "--format", "json"], "score", f"{scene}/{take}")
+            rows.append((os.path.basename(scene) + "-" + take, os.path.join(scene, take), ref))
+    # batch: ok lines, failed lines of several reasons, a repeated id; the summary.
+    manifest = os.path.join(out, "m.csv")
+    with open(manifest, "w") as m:
+        m.write("id,take,reference,rules,timing\n")
+        m.write(f"demo,{demo}.f0.csv,{os.path.join(fx, 'lyrics', 'migu.xml')},agora,\n")
+        m.write(f"free,{demo}.f0.csv,{os.path.join(fx, 'musicxml', 'repeat-verses.musicxml')},ktv,free\n")
+        for rid, take, ref in rows:
+            m.write(f"{rid},{take},{ref},ultrastar,\n")
+        m.write(f"missing,{out}/nope.csv,{os.path.join(fx, 'lyrics', 'migu.xml')},ktv,\n")
+        m.write(f"badrules,{demo}.f0.csv,{os.path.join(fx, 'lyrics', 'migu.xml')},nosuch,\n")
+        m.write(f"badref,{demo}.f0.csv,{os.path.join(fx, 'lyrics', 'broken-migu-bei.xml')},ktv,\n")
+        m.write(f"demo,{demo}.f0.csv,{os.path.join(fx, 'lyrics', 'migu.xml')},ktv,\n")
+    results, summary = os.path.join(out, "r.jsonl"), os.path.join(out, "s.json")
+    r = ktv(["batch", manifest, "-o", results, "--summary", summary, "--progress", "never"], binary)
+    check(r.returncode == 1, f"the batch with failures exits 1, not {r.returncode}: {r.stderr.strip()[-300:]}")
+    lines = [json.loads(l) for l in open(results, encoding="utf-8")]
+    check({l["status"] for l in lines} == {"ok", "error"}, "the batch has ok and error lines")
+    for l in lines:
+        validate("batch-result", l, f"batch line {l.get('id')}")
+    validate("batch-summary", json.load(open(summary)), "batch summary")
+    # The schemas can fail: a score without its score, an unknown key, a line with a bad status.
+    good = next(l for l in lines if l["status"] == "ok")
+    refused("score", {k: v for k, v in good["result"].items() if k != "score"}, "a score without `score`")
+    refused("score", dict(good["result"], scroe=1), "an unknown key")
+    refused("batch-result", dict(good, status="fine"), "status `fine`")
+    # split, pitch eval, replay (the demo room and simulated ones), lyrics, validate.
+    run_json(["split", demo + ".flac", "--format", "json", "--out-dir", os.path.join(out, "split"), "--vocals"], "split", "split")
+    validate("split", json.load(open(os.path.join(out, "split", "split.json"))), "split.json")
+    run_json(["pitch", "eval", demo + ".f0.csv", demo + ".f0.csv", "--format", "json"], "pitch-eval", "pitch eval")
+    run_json(["replay", os.path.join(fx, "replay", "demo.jsonl"), "--format", "json"], "replay", "replay demo")
+    for scenario in ("zego-faults", "agora-faults", "tencent-faults"):
+        log = os.path.join(out, scenario + ".jsonl")
+        check(ktv(["replay", "simulate", "--scenario", scenario, "-o", log], binary).returncode == 0, f"simulate {scenario}")
+        run_json(["replay", log, "--format", "json"], "replay", f"replay {scenario}")
+    for name in sorted(os.listdir(os.path.join(fx, "lyrics"))):
+        r = ktv(["lyrics", "parse", os.path.join(fx, "lyrics", name), "--format", "json"], binary)
+        if r.returncode == 0:
+            validate("lyrics", json.loads(r.stdout), f"lyrics {name}")
+    run_json(["lyrics", "validate", os.path.join(fx, "lyrics"), "--format", "json"], "validate", "validate fixtures", ok=(1, 65))
+    run_json(["lyrics", "validate", demo + ".krc", "--audio", demo + ".flac", "--format", "json"], "validate", "validate --audio")
+    return checked
+
+
 extra_sources = []
 
 if __name__ == "__main__":
@@ -190,10 +274,13 @@ if __name__ == "__main__":
     ap.add_argument("--ktv", required=True)
     ap.add_argument("--fixtures", default="fixtures")
     ap.add_argument("--extra", nargs="*", default=[], help="more references to write as MusicXML and read in music21")
+    ap.add_argument("--scenes", nargs="*", default=[], help="scene folders (../shared/scenes/*) whose takes are scored for the schema checks")
     a = ap.parse_args()
     extra_sources = [p for p in a.extra if os.path.exists(p)]
     with tempfile.TemporaryDirectory() as out:
         n = lyric_checks(a.ktv, os.path.join(a.fixtures, "lyrics"), out)
         m = musicxml_checks(a.ktv, os.path.join(a.fixtures, "musicxml"), out)
+        schemas = schema_checks(a.ktv, os.path.dirname(os.path.abspath(a.fixtures)), out, [d for d in a.scenes if os.path.isdir(d)])
     print(f"interop: {checks} checks passed: {n} lyric fixtures through pysubs2, webvtt-py and ttconv; "
-          f"{m} notes compared with music21 ({len(extra_sources)} extra reference(s))")
+          f"{m} notes compared with music21 ({len(extra_sources)} extra reference(s)); JSON documents valid against their schemas: "
+          + ", ".join(f"{k} {v}" for k, v in schemas.items()))
