@@ -13,7 +13,7 @@ APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: setup build release test browser-test interop-test install install-test demo spark-demo bench assess fuzz fuzz-smoke clean
+.PHONY: setup build release test browser-test interop-test install install-test tour-test demo spark-demo bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -98,6 +98,11 @@ install-test:
 	  grep -q "complete -c 'ktv'" $$dir/share/fish/vendor_completions.d/ktv.fish && grep -q '#compdef ktv' $$dir/share/zsh/site-functions/_ktv && \
 	  echo "install-test: ktv, $$(ls $$dir/share/man/man1 | wc -l) man pages and 3 completions installed and checked under $$dir" && rm -rf $$dir || \
 	  { echo "install-test FAILED (left in $$dir)"; exit 1; }
+
+## tour-test: the README's five-minute tour run as written (every command must work; exits 1 and 65
+## are findings the tour shows on purpose).
+tour-test: release
+	python3 Tests/tour/readme_tour.py
 
 ## demo: run the tools on fixtures/ and print what they found
 demo: release

@@ -32,8 +32,14 @@ struct BatchReportCommand: ParsableCommand {
         let read: BatchResults
         do { read = try BatchResults.read(path: results) } catch { throw batchFailure(error) }
         for w in read.warnings { printError("ktv: warning: \(w)") }
-        if let html { try emit(Array(BatchDashboard.render(read, outputPath: html).utf8), to: html) }
-        if let csv { try emit(Array(read.csv().utf8), to: csv) }
+        if let html {
+            try emit(Array(BatchDashboard.render(read, outputPath: html).utf8), to: html)
+            if html != "-" { printError("ktv: wrote \(html) (open it in a browser)") }
+        }
+        if let csv {
+            try emit(Array(read.csv().utf8), to: csv)
+            if csv != "-" { printError("ktv: wrote \(csv)") }
+        }
         if summary != nil || (html == nil && csv == nil) {
             try emit(Array(read.summary().serialized().utf8), to: summary)
         }

@@ -105,7 +105,10 @@ struct ScoreTakeCommand: ParsableCommand {
             result = try scorer.score(try request(), reference: melody)
         } catch { throw scoreFailure(error) }
         for t in result.truncations { printError("ktv: warning: \(t)") }
-        if let html { try writePage(result, to: html) }
+        if let html {
+            try writePage(result, to: html)
+            if html != "-" { printError("ktv: wrote \(html) (open it in a browser: the timeline, the lines, a player)") }
+        }
         if let svg {
             let picture = ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent,
                                           lines: (try? SVGLineSelection(parsing: svgLines)) ?? .judged)

@@ -77,3 +77,17 @@ import Testing
         #expect(code.count < 120, "\(code.count) code lines")
     }
 }
+
+/// The README is the front door (issue 23): under 250 lines, and every page it points to exists.
+@Suite struct ReadmeTests {
+    @Test func readmeIsShortAndItsLinksResolve() throws {
+        let root = KTVBinary.packageRoot
+        let text = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(text.split(separator: "\n", omittingEmptySubsequences: false).count < 250)
+        let links = text.matches(of: /\]\(([^)#]+)\)/).map { String($0.1) }
+        #expect(links.count >= 10)
+        for link in links {
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(link).path), "README links to \(link), which is not there")
+        }
+    }
+}

@@ -9,13 +9,13 @@ import KTVReport
 import KTVScore
 import KTVSync
 
-/// The README's parameter tables are rendered from the libraries' declarations (`Spec.all`), so a
-/// setting is declared once. Run with KTV_UPDATE_README=1 to rewrite the tables after changing a spec.
+/// The parameter tables in docs/ are rendered from the libraries' declarations (`Spec.all`), so a
+/// setting is declared once. Run with KTV_UPDATE_DOCS=1 to rewrite the tables after changing a spec.
 @Suite struct ParameterTableTests {
     static let tables: [(marker: String, parameters: [ParameterInfo])] = [
         ("lyrics", LyricsParseOptions.Spec.all + LyricsWriteOptions.Spec.all),
         ("split", SplitConfiguration.Spec.all),
-        ("pitch", PitchConfiguration.Spec.all),
+        ("pitch", PitchConfiguration.Spec.all + AudioReader.Spec.all),
         ("canceller", CancellerConfiguration.Spec.all),
         ("alignment", AlignmentConfiguration.Spec.all),
         ("melody-metrics", MelodyMetricsConfiguration.Spec.all),
@@ -32,28 +32,32 @@ import KTVSync
         ("pages", TakePageConfiguration.Spec.all),
     ]
 
-    @Test func readmeTablesMatchTheDeclarations() throws {
-        let url = KTVBinary.packageRoot.appendingPathComponent("README.md")
-        var text = try String(contentsOf: url, encoding: .utf8)
-        var changed = false
+    /// Each table lives in one page of docs/ (the command's reference), between its markers.
+    @Test func docsTablesMatchTheDeclarations() throws {
+        let folder = KTVBinary.packageRoot.appendingPathComponent("docs")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".md") }.sorted()
+        var texts = try Dictionary(uniqueKeysWithValues: pages.map { ($0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)) })
+        var changed: Set<String> = []
         for (marker, parameters) in Self.tables {
             let open = "<!-- parameters: \(marker) -->\n", close = "<!-- /parameters -->"
             let table = ParameterInfo.markdownTable(parameters) + "\n"
-            guard let start = text.range(of: open), let end = text.range(of: close, range: start.upperBound..<text.endIndex) else {
-                Issue.record("README.md has no `\(open.trimmingCharacters(in: .newlines))` … `\(close)` block; add one with:\n\(table)")
+            let holders = pages.filter { texts[$0]?.contains(open) == true }
+            guard holders.count == 1, let page = holders.first, var text = texts[page] else {
+                Issue.record("\(holders.count) pages of docs/ have a `\(open.trimmingCharacters(in: .newlines))` … `\(close)` block (\(holders)); one must, with:\n\(table)")
                 continue
             }
-            let current = String(text[start.upperBound..<end.lowerBound])
-            if current != table {
-                if ProcessInfo.processInfo.environment["KTV_UPDATE_README"] == "1" {
+            guard let start = text.range(of: open), let end = text.range(of: close, range: start.upperBound..<text.endIndex) else { continue }
+            if String(text[start.upperBound..<end.lowerBound]) != table {
+                if ProcessInfo.processInfo.environment["KTV_UPDATE_DOCS"] == "1" {
                     text.replaceSubrange(start.upperBound..<end.lowerBound, with: table)
-                    changed = true
+                    texts[page] = text
+                    changed.insert(page)
                 } else {
-                    Issue.record("README.md's `\(marker)` parameter table is out of date; run the tests with KTV_UPDATE_README=1, or paste:\n\(table)")
+                    Issue.record("docs/\(page)'s `\(marker)` parameter table is out of date; run the tests with KTV_UPDATE_DOCS=1, or paste:\n\(table)")
                 }
             }
         }
-        if changed { try text.write(to: url, atomically: true, encoding: .utf8) }
+        for page in changed { try texts[page]?.write(to: folder.appendingPathComponent(page), atomically: true, encoding: .utf8) }
     }
 
     @Test func everyParameterIsDeclaredCompletely() {
