@@ -55,6 +55,9 @@ import KTVSynth
         let forced = try ktv(["split", input, "--out-dir", s.path("f"), "--layout", "left"])
         #expect(forced.status == 0)
         #expect(forced.out.hasPrefix("dual-mono KTV track: original = left, confidence 1.00"))
+        // Channels are left and right in every message, as on the command line.
+        let report = try String(contentsOfFile: s.path("f") + "/split.json", encoding: .utf8)
+        #expect(report.contains("layout given: left original, right accompaniment"), "\(report)")
         // The old spelling still works, with a note.
         let old = try ktv(["split", input, "--out-dir", s.path("g"), "--layout", "left-original"])
         #expect(old.status == 0 && old.stderr == "ktv: warning: --layout left-original is now --layout left; the old spelling still works for now\n", "\(old.stderr)")
