@@ -13,7 +13,7 @@ APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: setup build release test browser-test interop-test install install-test tour-test demo spark-demo bench assess fuzz fuzz-smoke clean
+.PHONY: setup build release test browser-test interop-test install install-test tour-test dist dist-test demo spark-demo bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -98,6 +98,22 @@ install-test:
 	  grep -q "complete -c 'ktv'" $$dir/share/fish/vendor_completions.d/ktv.fish && grep -q '#compdef ktv' $$dir/share/zsh/site-functions/_ktv && \
 	  echo "install-test: ktv, $$(ls $$dir/share/man/man1 | wc -l) man pages and 3 completions installed and checked under $$dir" && rm -rf $$dir || \
 	  { echo "install-test FAILED (left in $$dir)"; exit 1; }
+
+## dist: ktv with the Swift runtime linked statically, stripped, its man pages and a DEPENDENCIES
+## file (the Debian packages it loads) in .build/dist/ktv-VERSION-linux-ARCH.tar.gz.
+dist:
+	Tools/dist.sh $(SWIFT)
+
+## dist-test: the tarball unpacked and run as on a machine without Swift: `env -i`, a PATH of
+## /usr/bin:/bin only, no Swift library in `ldd`, a fixture scored.
+dist-test: dist
+	@dir=$$(mktemp -d); tar -xzf .build/dist/ktv-*-linux-*.tar.gz -C $$dir && bin=$$(ls -d $$dir/ktv-*)/bin/ktv && \
+	  ! ldd $$bin | grep -i swift && \
+	  env -i PATH=/usr/bin:/bin $$bin score fixtures/audio/demo-dualmono.f0.csv --reference-audio fixtures/audio/demo-dualmono.flac \
+	    --lyrics fixtures/audio/demo-dualmono.krc && \
+	  env -i PATH=/usr/bin:/bin $$bin lyrics validate fixtures/lyrics/krc-encrypted.krc && \
+	  echo "dist-test: $$(basename $$(ls -d $$dir/ktv-*)) runs with env -i and no Swift library" && rm -rf $$dir || \
+	  { echo "dist-test FAILED (left in $$dir)"; exit 1; }
 
 ## tour-test: the README's five-minute tour run as written (every command must work; exits 1 and 65
 ## are findings the tour shows on purpose).

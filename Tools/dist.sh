@@ -1,0 +1,31 @@
+#!/bin/sh
+# `make dist`: ktv with the Swift runtime linked in (--static-swift-stdlib), stripped, with its man
+# pages and a DEPENDENCIES file naming the Debian packages of the system libraries it links, as
+# .build/dist/ktv-VERSION-linux-ARCH.tar.gz. It runs where those packages are and Swift is not.
+# Usage: Tools/dist.sh SWIFT
+set -eu
+swift=${1:-swift}
+version=$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/ktv/KTV.swift)
+arch=$(uname -m)
+name=ktv-$version-linux-$arch
+stage=.build/dist/stage/$name
+"$swift" build -c release --product ktv --static-swift-stdlib --build-path .build-dist
+rm -rf .build/dist/stage && mkdir -p "$stage/bin" "$stage/share/man/man1"
+cp .build-dist/release/ktv "$stage/bin/ktv"
+strip "$stage/bin/ktv"
+if ldd "$stage/bin/ktv" | grep -i swift; then echo "dist: the binary still links a Swift library" >&2; exit 1; fi
+# The man pages: generated from the command definitions when they are not there yet.
+[ -d .build/plugins/GenerateManual/outputs/ktv ] || "$swift" package plugin generate-manual --multi-page
+Tools/install-man.sh .build/plugins/GenerateManual/outputs/ktv "$stage/share/man/man1" "$stage/bin/ktv" >/dev/null
+# The Debian packages of every shared library the binary loads (the C library's own excepted).
+{
+  echo "# Debian packages ktv $version needs at run time (apt-get install them; no Swift toolchain needed):"
+  ldd "$stage/bin/ktv" | awk '/=> \// { print $3 }' | while read -r lib; do
+    real=$(readlink -f "$lib")
+    dpkg -S "$real" 2>/dev/null | head -n 1 | cut -d: -f1 || true
+  done | sort -u | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)$' | sed 's/^/  /'
+} > "$stage/DEPENDENCIES"
+cp README.md "$stage/README.md"
+tar -czf ".build/dist/$name.tar.gz" -C .build/dist/stage "$name"
+echo "dist: .build/dist/$name.tar.gz ($(du -h ".build/dist/$name.tar.gz" | cut -f1)); needs:"
+sed 1d "$stage/DEPENDENCIES"
