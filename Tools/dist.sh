@@ -17,12 +17,16 @@ if ldd "$stage/bin/ktv" | grep -i swift; then echo "dist: the binary still links
 # The man pages: generated from the command definitions when they are not there yet.
 [ -d .build/plugins/GenerateManual/outputs/ktv ] || "$swift" package plugin generate-manual --multi-page
 Tools/install-man.sh .build/plugins/GenerateManual/outputs/ktv "$stage/share/man/man1" "$stage/bin/ktv" >/dev/null
-# The Debian packages of every shared library the binary loads (the C library's own excepted).
+# The Debian packages of the shared libraries the binary names (NEEDED; apt brings what they load in
+# turn), the C and C++ runtimes every Debian system has left out.
 {
   echo "# Debian packages ktv $version needs at run time (apt-get install them; no Swift toolchain needed):"
-  ldd "$stage/bin/ktv" | awk '/=> \// { print $3 }' | while read -r lib; do
-    real=$(readlink -f "$lib")
-    dpkg -S "$real" 2>/dev/null | head -n 1 | cut -d: -f1 || true
+  readelf -d "$stage/bin/ktv" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r soname; do
+    path=$(ldd "$stage/bin/ktv" | awk -v s="$soname" '$1 == s && $3 ~ /^\// { print $3 }')
+    [ -n "$path" ] || continue
+    # dpkg knows a library by the path its package installed (/lib or /usr/lib, link or file).
+    real=$(readlink -f "$path")
+    { dpkg -S "$path" || dpkg -S "$real" || dpkg -S "/usr$real" || dpkg -S "${real#/usr}"; } 2>/dev/null | head -n 1 | cut -d: -f1 || true
   done | sort -u | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)$' | sed 's/^/  /'
 } > "$stage/DEPENDENCIES"
 cp README.md "$stage/README.md"

@@ -12,23 +12,24 @@ from the Parquet: rows by status, failures by reason, scores by rule set, throug
 and a check that every manifest id came back exactly once (exit 1 if not); --summary also writes
 those figures as JSON.
 
-Why RDD.pipe. Spark is only the scheduler: it splits the manifest into partitions, runs one
-`ktv batch - -o - --jobs 1` process per partition on whichever executor core is free, and retries a
-task whose executor is lost. ktv stays a plain process reading rows on standard input and writing
-JSON lines on standard output: no JNI, no Python binding, the same binary and the same result lines
-as `ktv batch` on a laptop, a Slurm array or a Kubernetes Indexed Job. `--jobs 1` because Spark
-already runs one task per core.
+Why a subprocess per partition. Spark is only the scheduler: it splits the manifest into
+partitions, runs one `ktv batch - -o - --jobs 1` process per partition on whichever executor core is
+free, and retries a failed task. ktv stays a plain process reading rows on standard input and
+writing JSON lines on standard output: no JNI, no Python binding, the same binary and the same
+result lines as `ktv batch` on a laptop, a Slurm array or a Kubernetes Indexed Job. `--jobs 1`
+because Spark already runs one task per core.
 
-Exit codes. `ktv batch` exits 1 whenever one take of its slice failed, which is an ordinary outcome
-(the failure is a line with a reason), so the pipe runs with checkCode=False. The flip side is that
-Spark cannot tell a ktv that crashed half-way from one that finished: the id check below is what
-catches it (missing ids are listed and the script exits 1). A partition that reaches ktv empty
-makes it exit 65 with "empty" on standard error and no lines, which is harmless; the script asks
-for no more partitions than there are rows.
+Exit codes. Each partition's ktv runs under `mapPartitions` with its exit status checked (not
+`RDD.pipe`, which either ignores it or fails on exit 1). Exit 0 and 1 are results: 1 only means
+some take of the slice failed, and each failure is a line with a reason. Anything else (2 and
+above, or death by a signal: the OOM killer, a SIGKILL) fails the task with ktv's stderr in the
+message, so Spark retries it on a fresh process (up to `spark.task.maxFailures`); an empty partition
+starts no ktv at all.
 
 Duplicates. A task that is retried, or run twice by speculative execution, reruns its whole
-partition; in an RDD only one attempt's output is kept, but anything that writes outside Spark
-(or a job rerun by hand into the same folder) can see a take twice. Every result line carries its
+partition; only the attempt that succeeds is kept, so a retry never duplicates an id, and one
+partition's failure loses no other partition's results. Anything that writes outside Spark (or a
+job rerun by hand into the same folder) could still see a take twice. Every result line carries its
 id, so duplicates are detectable: the check below counts them, and downstream a
 `dropDuplicates(["id"])` (preferring status ok) removes them.
 
@@ -56,7 +57,7 @@ On a real cluster (YARN, Kubernetes, standalone):
 import argparse
 import json
 import os
-import shlex
+import subprocess
 import sys
 import time
 
@@ -98,6 +99,23 @@ def parse(text):
         result.get("rules") if result else None,
         json.dumps(result, separators=(",", ":")) if result is not None else None,
     )
+
+
+def score_partition(ktv, env):
+    """The function `mapPartitions` runs: the partition's rows through one `ktv batch` process.
+    Exit 0 or 1 gives its lines; any other exit, or a signal, raises (Spark retries the task)."""
+    def run(rows):
+        rows = [r for r in rows if r.strip()]
+        if not rows:
+            return iter(())
+        p = subprocess.run([ktv, "batch", "-", "-o", "-", "--progress", "never", "--jobs", "1"],
+                           input=("\n".join(rows) + "\n").encode("utf-8"), capture_output=True, env=env)
+        if p.returncode not in (0, 1):
+            how = f"was killed by signal {-p.returncode}" if p.returncode < 0 else f"exited {p.returncode}"
+            raise RuntimeError(f"ktv {how} on a partition of {len(rows)} rows (the task is retried): "
+                               + p.stderr.decode("utf-8", "replace")[-2000:])
+        return iter([parse(l) for l in p.stdout.decode("utf-8", "replace").splitlines() if l.strip()])
+    return run
 
 
 def manifest_id(text):
@@ -149,10 +167,12 @@ def main():
     if lines.getNumPartitions() != parts:
         lines = lines.repartition(parts) if lines.getNumPartitions() < parts else lines.coalesce(parts)
 
-    command = shlex.join([args.ktv, "batch", "-", "-o", "-", "--progress", "never", "--jobs", "1"])
-    # checkCode=False: exit 1 only means some take of the slice failed (see the top of the file).
-    # env: pipe() starts ktv with exactly this environment (an empty one by default).
-    out = lines.pipe(command, env={"LC_ALL": "C.UTF-8"}, checkCode=False).map(parse)
+    # ktv's exit status counts (see the top of the file); it runs with this environment only.
+    env = {"LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+    for k in ("KTV_BATCH_CRASH_ID", "KTV_BATCH_HANG_ID", "KTV_BATCH_SLOW_MS"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    out = lines.mapPartitions(score_partition(args.ktv, env))
     results = spark.createDataFrame(out, SCHEMA)
 
     ids = numbered.map(lambda p: Row(id=manifest_id(p[0]), manifest_line=p[1] + 1))
