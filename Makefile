@@ -13,7 +13,7 @@ APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: setup build release test browser-test interop-test install install-test tour-test dist dist-test demo spark-demo bench assess fuzz fuzz-smoke clean
+.PHONY: setup build release test browser-test interop-test install install-test tour-test dist dist-test demo spark-demo spark-cluster-demo spark-bench spark-test bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -155,14 +155,15 @@ demo: release
 
 ## spark-demo: score generated takes on Apache Spark (local mode): Java 17 from apt if `java` is
 ## missing (as root, or with sudo), PySpark from PyPI into .venv-spark, each partition's manifest rows
-## piped through `ktv batch - -o -`, results in Parquet, then a report (examples/spark/README.md).
-## KTV_RELEASE=/path/to/ktv uses that binary instead of building one; SPARK_TAKES (200) and
-## SPARK_PARTITIONS (4) size the run.
+## through one `ktv batch - -o -` process whose exit status counts, results in Parquet, then a report
+## (examples/spark/README.md). KTV_RELEASE=/path/to/ktv uses that binary instead of building one;
+## SPARK_TAKES (200) and SPARK_PARTITIONS (4) size the run.
 SPARK_TAKES ?= 200
 SPARK_PARTITIONS ?= 4
 SPARK_OUT := .build/spark-demo
 PYSPARK_VERSION := 3.5.*
-spark-demo:
+# Java and PySpark, for every Spark target.
+define SPARK_SETUP
 	@command -v java >/dev/null 2>&1 || { echo "installing: openjdk-17-jre-headless"; \
 	  $(APT_INSTALL) openjdk-17-jre-headless; }; }
 	@java -version 2>&1 | head -n 1
@@ -174,12 +175,50 @@ spark-demo:
 	  .venv-spark/bin/pip install -q 'pyspark==$(PYSPARK_VERSION)'; \
 	fi
 	@.venv-spark/bin/python -c 'import pyspark, sys; print("pyspark", pyspark.__version__, "on Python", sys.version.split()[0])'
+endef
+spark-demo:
+	$(SPARK_SETUP)
 	@if [ "$(KTV_RELEASE)" = ".build/release/ktv" ]; then $(SWIFT) build -c release --product ktv; \
 	else echo "using $(KTV_RELEASE) (not building)"; fi
 	@rm -rf $(SPARK_OUT) && mkdir -p $(SPARK_OUT)
 	python3 examples/spark/make_takes.py $(SPARK_OUT) --takes $(SPARK_TAKES)
 	.venv-spark/bin/python examples/spark/score_with_spark.py --ktv $(abspath $(KTV_RELEASE)) \
 	  --manifest $(SPARK_OUT)/manifest.jsonl --out $(SPARK_OUT)/results.parquet --partitions $(SPARK_PARTITIONS)
+
+## spark-cluster-demo: a Spark standalone master and two one-core workers on 127.0.0.1, each its own
+## JVM, score SPARK_CLUSTER_TAKES (200) generated 30-second audio takes with accompaniment plus 4 bad
+## rows, with `make dist`'s tarball shipped to the executors (spark.archives), while SPARK_FAULTS
+## (worker,ktv; or worker, ktv, none) are injected: a worker and a ktv process killed with SIGKILL
+## mid-job. Passes when every id is there exactly once and every result equals plain `ktv batch`'s.
+SPARK_CLUSTER_TAKES ?= 200
+SPARK_FAULTS ?= worker,ktv
+SPARK_CLUSTER_OUT := .build/spark-cluster
+DIST_TARBALL = $(firstword $(wildcard .build/dist/ktv-*-linux-*.tar.gz))
+spark-cluster-demo: dist
+	$(SPARK_SETUP)
+	$(SWIFT) build -c release --product ktv-bench
+	@rm -rf $(SPARK_CLUSTER_OUT) && mkdir -p $(SPARK_CLUSTER_OUT)
+	.build/release/ktv-bench make-takes $(SPARK_CLUSTER_OUT)/takes --takes $(SPARK_CLUSTER_TAKES)
+	.venv-spark/bin/python examples/spark/cluster_demo.py --dist $(DIST_TARBALL) --faults $(SPARK_FAULTS) \
+	  --manifest $(SPARK_CLUSTER_OUT)/takes/manifest.jsonl --out $(SPARK_CLUSTER_OUT)/run
+
+## spark-bench: the same 200 audio takes scored four ways, in one run: plain `ktv batch --jobs 2`,
+## Spark local[2], the two-worker cluster without faults and with both; wall time, takes per minute
+## and Spark's overhead per task for each (examples/spark/bench.py).
+spark-bench: dist
+	$(SPARK_SETUP)
+	$(SWIFT) build -c release --product ktv-bench
+	@rm -rf .build/spark-bench && mkdir -p .build/spark-bench
+	.build/release/ktv-bench make-takes .build/spark-bench/takes --takes 200
+	.venv-spark/bin/python examples/spark/bench.py --dist $(DIST_TARBALL) \
+	  --manifest .build/spark-bench/takes/manifest.jsonl --out .build/spark-bench
+
+## spark-test: the Spark tests (Tests/KTVCLITests/SparkTests.swift): local mode on 40 pitch-track takes,
+## and the fault-injected two-worker cluster on 36 audio takes; `make test` skips them.
+spark-test:
+	$(SPARK_SETUP)
+	$(SWIFT) build --build-tests
+	KTV_SPARK_TESTS=1 $(SWIFT) test --skip-build --filter Spark
 
 ## bench: performance targets (release build)
 bench:

@@ -277,6 +277,7 @@ let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "lyrics-validate": benchLyricsValidate(args)
 case "make-track": makeTrack(args)
+case "make-takes": makeTakes(args)
 case "split": benchSplit(args)
 case "replay": benchReplay(args)
 case "pitch": benchPitch(args)
@@ -284,6 +285,6 @@ case "score": benchScore(args)
 case "assess": benchAssess(args)
 case "batch": benchBatch(args)
 default:
-    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench assess [--shared DIR] [--sweep SETTING=V1,V2,...]")
+    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-takes DIR [--takes N] [--seconds S] [--songs N]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench assess [--shared DIR] [--sweep SETTING=V1,V2,...]")
     exit(args.isEmpty ? 0 : 64)
 }

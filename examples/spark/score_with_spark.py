@@ -101,21 +101,58 @@ def parse(text):
     )
 
 
-def score_partition(ktv, env):
+def score_partition(ktv, env, ktv_seconds, retries):
     """The function `mapPartitions` runs: the partition's rows through one `ktv batch` process.
-    Exit 0 or 1 gives its lines; any other exit, or a signal, raises (Spark retries the task)."""
+    Exit 0 or 1 gives its lines; any other exit, or a signal, raises (Spark retries the task).
+    `ktv_seconds` sums the ktv processes' wall time, `retries` counts tasks that succeeded on a
+    later attempt (Spark keeps accumulator updates of successful tasks only)."""
     def run(rows):
         rows = [r for r in rows if r.strip()]
         if not rows:
             return iter(())
+        from pyspark import TaskContext
+        start = time.monotonic()
         p = subprocess.run([ktv, "batch", "-", "-o", "-", "--progress", "never", "--jobs", "1"],
                            input=("\n".join(rows) + "\n").encode("utf-8"), capture_output=True, env=env)
+        ktv_seconds.add(time.monotonic() - start)
+        context = TaskContext.get()
+        if context is not None and context.attemptNumber() > 0:
+            retries.add(1)
         if p.returncode not in (0, 1):
             how = f"was killed by signal {-p.returncode}" if p.returncode < 0 else f"exited {p.returncode}"
             raise RuntimeError(f"ktv {how} on a partition of {len(rows)} rows (the task is retried): "
                                + p.stderr.decode("utf-8", "replace")[-2000:])
         return iter([parse(l) for l in p.stdout.decode("utf-8", "replace").splitlines() if l.strip()])
     return run
+
+
+def compare(df, expect_path):
+    """Each id's status, reason and whole result against a plain `ktv batch` run's (its last line
+    per id). The results are small enough here to compare on the driver."""
+    expected = {}
+    with open(expect_path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                d = json.loads(line)
+                expected[d.get("id")] = d
+    got = {r["id"]: r for r in df.select("id", "status", "reason", "score", "result_json").collect()}
+    differ = []
+    for key in sorted(set(expected) | set(got), key=str):
+        e, g = expected.get(key), got.get(key)
+        if e is None or g is None:
+            differ.append(f"{key}: only in {'Spark' if e is None else 'ktv batch'}")
+            continue
+        result = json.loads(g["result_json"]) if g["result_json"] else None
+        if (e.get("status"), e.get("reason")) != (g["status"], g["reason"]) or e.get("result") != result:
+            was = (e.get("result") or {}).get("score")
+            differ.append(f"{key}: ktv batch {e.get('status')} {was}, Spark {g['status']} {g['score']}")
+    n_ok = sum(1 for d in expected.values() if d.get("status") == "ok")
+    print(f"== the same as plain ktv batch ({expect_path}): {len(expected)} ids, {n_ok} scored; "
+          + ("every status, reason, score and whole result identical" if not differ
+             else f"{len(differ)} differ: FAILED"))
+    for d in differ[:20]:
+        print("   " + d)
+    return {"ok": not differ, "ids": len(expected), "scored": n_ok, "differ": differ[:20], "differ_count": len(differ)}
 
 
 def manifest_id(text):
@@ -133,6 +170,11 @@ def main():
     ap.add_argument("--partitions", type=int, default=4, help="manifest partitions (default 4)")
     ap.add_argument("--master", default=None,
                     help="Spark master (default: spark-submit's --master, else local[*])")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting (repeatable), e.g. spark.archives=ktv.tar.gz#ktvdist")
+    ap.add_argument("--expect", default=None, metavar="RESULTS.jsonl",
+                    help="plain `ktv batch` results of the same manifest: every id's status, reason "
+                         "and whole result must be the same (exit 1 if not)")
     ap.add_argument("--summary", default=None,
                     help="also write the report's figures and the id check as JSON here")
     args = ap.parse_args()
@@ -147,6 +189,9 @@ def main():
         log4j = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
         if os.path.exists(log4j):
             builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
+    for kv in args.conf:
+        key, _, value = kv.partition("=")
+        builder = builder.config(key, value)
     builder = (builder.config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", str(max(1, args.partitions))))
     t0 = time.monotonic()
@@ -172,7 +217,8 @@ def main():
     for k in ("KTV_BATCH_CRASH_ID", "KTV_BATCH_HANG_ID", "KTV_BATCH_SLOW_MS"):
         if k in os.environ:
             env[k] = os.environ[k]
-    out = lines.mapPartitions(score_partition(args.ktv, env))
+    ktv_seconds, retries = sc.accumulator(0.0), sc.accumulator(0)
+    out = lines.mapPartitions(score_partition(args.ktv, env, ktv_seconds, retries))
     results = spark.createDataFrame(out, SCHEMA)
 
     ids = numbered.map(lambda p: Row(id=manifest_id(p[0]), manifest_line=p[1] + 1))
@@ -181,14 +227,21 @@ def main():
     joined = results.join(ids_df.dropDuplicates(["id"]), "id", "left")
     joined.write.mode("overwrite").parquet(args.out)
     wall = time.monotonic() - started
+    cores = sc.defaultParallelism
+    # Spark's overhead: the cores' time in this job that was not ktv's, per ktv task.
+    overhead = (wall * cores - ktv_seconds.value) / parts
     print(f"wrote {args.out}: {n_rows} manifest rows in {parts} partitions, "
-          f"scored and written in {wall:.1f} s ({n_rows / wall:.1f} takes/s wall)", flush=True)
+          f"scored and written in {wall:.1f} s ({n_rows / wall * 60:.0f} takes/min); ktv ran "
+          f"{ktv_seconds.value:.1f} s of the {wall * cores:.1f} core-seconds, so Spark's overhead is "
+          f"{overhead:.2f} s per task; {retries.value} task(s) succeeded on a retry", flush=True)
 
     # The report reads the Parquet back: it is what a downstream job would see.
     df = spark.read.parquet(args.out).cache()
     summary = {"manifest": manifest, "out": args.out, "rows": n_rows, "partitions": parts,
                "session_s": round(started - t0, 1), "wall_s": round(wall, 1),
-               "takes_per_s": round(n_rows / wall, 2)}
+               "takes_per_min": round(n_rows / wall * 60, 1), "cores": cores,
+               "ktv_s": round(ktv_seconds.value, 2), "overhead_s_per_task": round(overhead, 3),
+               "retried_tasks": retries.value}
     print("\n== rows by status")
     by_status = df.groupBy("status").count().orderBy("status").cache()  # shown, then collected
     by_status.show(truncate=False)
@@ -256,6 +309,10 @@ def main():
             print(f"   {name}: {', '.join(some)}{' ...' if n > len(some) else ''}")
     summary["id_check"] = {"ok": ok, "manifest_ids": n_ids, "result_ids": n_seen,
                            **{name: {"count": n, "first": some} for name, (n, some) in problems.items()}}
+    if args.expect:
+        same = compare(df, args.expect)
+        summary["same_as_ktv_batch"] = same
+        ok = ok and same["ok"]
     summary["total_s"] = round(time.monotonic() - t0, 1)
     print(f"total {summary['total_s']:.1f} s (Spark session start included)")
     if args.summary:
