@@ -198,9 +198,9 @@ spark-cluster-demo: dist
 	$(SPARK_SETUP)
 	$(SWIFT) build -c release --product ktv-bench
 	@rm -rf $(SPARK_CLUSTER_OUT) && mkdir -p $(SPARK_CLUSTER_OUT)
-	.build/release/ktv-bench make-takes $(SPARK_CLUSTER_OUT)/takes --takes $(SPARK_CLUSTER_TAKES)
+	.build/release/ktv-bench make-takes $(SPARK_CLUSTER_OUT)/input --takes $(SPARK_CLUSTER_TAKES)
 	.venv-spark/bin/python examples/spark/cluster_demo.py --dist $(DIST_TARBALL) --faults $(SPARK_FAULTS) \
-	  --manifest $(SPARK_CLUSTER_OUT)/takes/manifest.jsonl --out $(SPARK_CLUSTER_OUT)/run
+	  --manifest $(SPARK_CLUSTER_OUT)/input/manifest.jsonl --out $(SPARK_CLUSTER_OUT)/run
 
 ## spark-bench: the same 200 audio takes scored four ways, in one run: plain `ktv batch --jobs 2`,
 ## Spark local[2], the two-worker cluster without faults and with both; wall time, takes per minute
@@ -209,9 +209,9 @@ spark-bench: dist
 	$(SPARK_SETUP)
 	$(SWIFT) build -c release --product ktv-bench
 	@rm -rf .build/spark-bench && mkdir -p .build/spark-bench
-	.build/release/ktv-bench make-takes .build/spark-bench/takes --takes 200
+	.build/release/ktv-bench make-takes .build/spark-bench/input --takes 200
 	.venv-spark/bin/python examples/spark/bench.py --dist $(DIST_TARBALL) \
-	  --manifest .build/spark-bench/takes/manifest.jsonl --out .build/spark-bench
+	  --manifest .build/spark-bench/input/manifest.jsonl --out .build/spark-bench
 
 ## spark-test: the Spark tests (Tests/KTVCLITests/SparkTests.swift): local mode on 40 pitch-track takes,
 ## and the fault-injected two-worker cluster on 36 audio takes; `make test` skips them.

@@ -39,7 +39,7 @@ enum SparkExample {
 }
 
 @Suite(.serialized) struct SparkTests {
-    @Test(.enabled(if: SparkExample.available, "make spark-test: needs .venv-spark with PySpark and java on PATH"),
+    @Test(.enabled(if: SparkExample.available, "runs under make spark-test (KTV_SPARK_TESTS=1), with Java and PySpark; the reason it did not is on standard error"),
           .timeLimit(.minutes(10)))
     func scoresGeneratedTakesOnSparkEveryIdOnce() throws {
         let s = try Scratch()
@@ -89,7 +89,7 @@ enum SparkExample {
     /// `make dist`'s layout: the dist's own binary is checked by `make dist-test`), a worker and a
     /// ktv process killed with SIGKILL mid-job. Every id must come back exactly once, every result
     /// the same as plain `ktv batch`'s, the killed tasks retried, and nothing left running.
-    @Test(.enabled(if: SparkExample.available, "make spark-test: needs .venv-spark with PySpark and java on PATH"),
+    @Test(.enabled(if: SparkExample.available, "runs under make spark-test (KTV_SPARK_TESTS=1), with Java and PySpark; the reason it did not is on standard error"),
           .timeLimit(.minutes(10)))
     func clusterWithAWorkerAndAKtvKilledKeepsEveryResultExact() throws {
         let s = try Scratch()

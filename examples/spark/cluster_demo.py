@@ -99,6 +99,8 @@ def main():
     ap.add_argument("--partitions", type=int, default=8, help="manifest partitions (default 8)")
     ap.add_argument("--expect", default=None, metavar="RESULTS.jsonl",
                     help="plain ktv batch's results of this manifest, already made: step 1 is skipped")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="one more Spark setting for the job (repeatable), e.g. spark.eventLog.enabled=true")
     a = ap.parse_args()
     faults = {f.strip() for f in a.faults.split(",") if f.strip() and f.strip() != "none"}
     if faults - {"worker", "ktv"}:
@@ -219,7 +221,7 @@ def main():
                "--conf", f"spark.archives={os.path.abspath(a.dist)}#ktvdist",
                "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
                "--conf", "spark.task.maxFailures=4", "--conf", "spark.executor.memory=768m",
-               "--conf", f"spark.local.dir={os.path.join(out, 'tmp')}"]
+               "--conf", f"spark.local.dir={os.path.join(out, 'tmp')}"] + [x for kv in a.conf for x in ("--conf", kv)]
         t1 = time.monotonic()
         injector = threading.Thread(target=inject, daemon=True)
         injector.start()

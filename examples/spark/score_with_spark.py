@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Score a ktv batch manifest on Apache Spark: each partition's rows go through `ktv batch - -o -`.
+r"""Score a ktv batch manifest on Apache Spark: each partition's rows go through `ktv batch - -o -`.
 
     python score_with_spark.py --ktv PATH/TO/ktv --manifest manifest.jsonl --out results.parquet \
-        [--partitions 4] [--master local[*]] [--summary summary.json]
+        [--partitions 4] [--master local[*]] [--conf KEY=VALUE ...] [--expect plain.jsonl]
+        [--summary summary.json]
 
 The manifest is JSON Lines (one row per line: id, take, reference, optional rules, timing, ...; the
 columns of `ktv batch`) with absolute paths. The results are Parquet: one row per take with id,
@@ -36,17 +37,16 @@ id, so duplicates are detectable: the check below counts them, and downstream a
 `line` is ktv's line number within the slice its process read (Spark does not send it the
 manifest's own); `manifest_line` is joined back from the manifest by id.
 
-On a real cluster (YARN, Kubernetes, standalone):
+On a cluster (`make spark-cluster-demo` runs this on a standalone one, with faults), ship `make
+dist`'s tarball, whose ktv needs no Swift, with --archives:
 
-    spark-submit --master yarn --deploy-mode cluster --num-executors 20 --executor-cores 4 \
-        --files /path/to/ktv score_with_spark.py --ktv ./ktv \
-        --manifest hdfs:///karaoke/manifest.jsonl --out hdfs:///karaoke/results.parquet \
-        --partitions 400
+    spark-submit --master spark://master:7077 \
+        --archives ktv-0.1.0-linux-x86_64.tar.gz#ktvdist --conf spark.task.maxFailures=4 \
+        score_with_spark.py --ktv ./ktvdist/ktv-0.1.0-linux-x86_64/bin/ktv \
+        --manifest hdfs:///karaoke/manifest.jsonl --out hdfs:///karaoke/results.parquet --partitions 400
 
-- the ktv binary must run on every executor: install it at the same path on every node (or bake it
-  into the executor image on Kubernetes), or ship it with `--files` (it lands in each executor's
-  working folder; `--ktv ./ktv`, and check that it keeps its execute bit or ship a tarball with
-  `--archives`). It links libsndfile, FFTW, zlib and libsoxr, which the nodes need too;
+- the nodes need the Debian packages the tarball's DEPENDENCIES names (libsndfile, FFTW, libsoxr,
+  zlib, libzip, FFmpeg's libraries);
 - the takes and references must be readable at the same absolute paths from every executor
   (NFS, a shared POSIX mount, or a FUSE mount of object storage): ktv opens them itself, Spark
   only moves the manifest lines. The manifest and the Parquet output can be on HDFS or S3;
@@ -61,6 +61,7 @@ import subprocess
 import sys
 import time
 
+from pyspark import AccumulatorParam
 from pyspark.sql import SparkSession, Row
 from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
@@ -101,11 +102,21 @@ def parse(text):
     )
 
 
-def score_partition(ktv, env, ktv_seconds, retries):
+class TaskTimes(AccumulatorParam):
+    """An accumulator of (stage, partition, task attempt, ktv seconds), one per task that ran ktv."""
+    def zero(self, value):
+        return []
+
+    def addInPlace(self, a, b):
+        a.extend(b)
+        return a
+
+
+def score_partition(ktv, env, task_times):
     """The function `mapPartitions` runs: the partition's rows through one `ktv batch` process.
     Exit 0 or 1 gives its lines; any other exit, or a signal, raises (Spark retries the task).
-    `ktv_seconds` sums the ktv processes' wall time, `retries` counts tasks that succeeded on a
-    later attempt (Spark keeps accumulator updates of successful tasks only)."""
+    `task_times` gets the ktv process's wall time (Spark keeps the accumulator updates of
+    successful tasks only)."""
     def run(rows):
         rows = [r for r in rows if r.strip()]
         if not rows:
@@ -114,14 +125,13 @@ def score_partition(ktv, env, ktv_seconds, retries):
         start = time.monotonic()
         p = subprocess.run([ktv, "batch", "-", "-o", "-", "--progress", "never", "--jobs", "1"],
                            input=("\n".join(rows) + "\n").encode("utf-8"), capture_output=True, env=env)
-        ktv_seconds.add(time.monotonic() - start)
-        context = TaskContext.get()
-        if context is not None and context.attemptNumber() > 0:
-            retries.add(1)
+        c = TaskContext.get()
+        task_times.add([(c.stageId(), c.partitionId(), c.attemptNumber(), time.monotonic() - start)] if c else [])
         if p.returncode not in (0, 1):
             how = f"was killed by signal {-p.returncode}" if p.returncode < 0 else f"exited {p.returncode}"
-            raise RuntimeError(f"ktv {how} on a partition of {len(rows)} rows (the task is retried): "
-                               + p.stderr.decode("utf-8", "replace")[-2000:])
+            err = p.stderr.decode("utf-8", "replace").strip()[-2000:]
+            raise RuntimeError(f"ktv {how} on a partition of {len(rows)} rows (the task is retried)"
+                               + (f": {err}" if err else ""))
         return iter([parse(l) for l in p.stdout.decode("utf-8", "replace").splitlines() if l.strip()])
     return run
 
@@ -217,8 +227,8 @@ def main():
     for k in ("KTV_BATCH_CRASH_ID", "KTV_BATCH_HANG_ID", "KTV_BATCH_SLOW_MS"):
         if k in os.environ:
             env[k] = os.environ[k]
-    ktv_seconds, retries = sc.accumulator(0.0), sc.accumulator(0)
-    out = lines.mapPartitions(score_partition(args.ktv, env, ktv_seconds, retries))
+    task_times = sc.accumulator([], TaskTimes())
+    out = lines.mapPartitions(score_partition(args.ktv, env, task_times))
     results = spark.createDataFrame(out, SCHEMA)
 
     ids = numbered.map(lambda p: Row(id=manifest_id(p[0]), manifest_line=p[1] + 1))
@@ -228,20 +238,27 @@ def main():
     joined.write.mode("overwrite").parquet(args.out)
     wall = time.monotonic() - started
     cores = sc.defaultParallelism
-    # Spark's overhead: the cores' time in this job that was not ktv's, per ktv task.
-    overhead = (wall * cores - ktv_seconds.value) / parts
+    ktv_s = sum(t[3] for t in task_times.value)
+    # Retried: a task that succeeded on a later attempt, or a partition scored again when a lost
+    # executor took its finished output with it (the stage is resubmitted).
+    retried = (sum(1 for t in task_times.value if t[2] > 0)
+               + len(task_times.value) - len({(t[0], t[1]) for t in task_times.value}))
+    # Spark's share: the cores' time in this job (numbering, scoring, join, Parquet) not spent in ktv.
+    overhead = (wall * cores - ktv_s) / parts
     print(f"wrote {args.out}: {n_rows} manifest rows in {parts} partitions, "
           f"scored and written in {wall:.1f} s ({n_rows / wall * 60:.0f} takes/min); ktv ran "
-          f"{ktv_seconds.value:.1f} s of the {wall * cores:.1f} core-seconds, so Spark's overhead is "
-          f"{overhead:.2f} s per task; {retries.value} task(s) succeeded on a retry", flush=True)
+          f"{ktv_s:.1f} s of the {wall * cores:.1f} core-seconds, the rest is Spark's: "
+          f"{overhead:.2f} s per task; {retried} task(s) retried or rerun", flush=True)
 
     # The report reads the Parquet back: it is what a downstream job would see.
     df = spark.read.parquet(args.out).cache()
     summary = {"manifest": manifest, "out": args.out, "rows": n_rows, "partitions": parts,
                "session_s": round(started - t0, 1), "wall_s": round(wall, 1),
                "takes_per_min": round(n_rows / wall * 60, 1), "cores": cores,
-               "ktv_s": round(ktv_seconds.value, 2), "overhead_s_per_task": round(overhead, 3),
-               "retried_tasks": retries.value}
+               "ktv_s": round(ktv_s, 2), "overhead_s_per_task": round(overhead, 3), "retried_tasks": retried,
+               "app_id": sc.applicationId,
+               "tasks": [{"stage": t[0], "partition": t[1], "attempt": t[2], "ktv_s": round(t[3], 3)}
+                         for t in sorted(task_times.value)]}
     print("\n== rows by status")
     by_status = df.groupBy("status").count().orderBy("status").cache()  # shown, then collected
     by_status.show(truncate=False)
