@@ -86,8 +86,8 @@ enum SparkExample {
 
     /// The cluster demo as `make spark-cluster-demo` runs it, on 36 short audio takes: a master and
     /// two workers, ktv shipped as a tarball with spark.archives (here the ktv these tests built, in
-    /// `make dist`'s layout: the dist's own binary is checked by `make dist-test`), a worker and a
-    /// ktv process killed with SIGKILL mid-job. Every id must come back exactly once, every result
+    /// `make dist`'s layout: the dist's own binary is checked by `make dist-test`), a worker killed
+    /// with SIGKILL during its second task and a ktv process killed mid-partition. Every id must come back exactly once, every result
     /// the same as plain `ktv batch`'s, the killed tasks retried, and nothing left running.
     @Test(.enabled(if: SparkExample.available, "runs under make spark-test (KTV_SPARK_TESTS=1), with Java and PySpark; the reason it did not is on standard error"),
           .timeLimit(.minutes(10)))
@@ -121,10 +121,13 @@ enum SparkExample {
         #expect((summary["id_check"] as? [String: Any])?["ok"] as? Bool == true)
         let same = try #require(summary["same_as_ktv_batch"] as? [String: Any])
         #expect(same["ok"] as? Bool == true && same["scored"] as? Int == 36, "\(same)")
-        // The ktv task, and the lost worker's, succeeded on a later attempt.
-        #expect(try #require(summary["retried_tasks"] as? Int) >= 1)
+        // Worker 2 dies in its second task: that task, the first one's output (lost with the
+        // executor) and the task whose ktv was killed are all run again.
         let demo = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/demo.json"))) as? [String: Any])
-        #expect(Set((demo["injected"] as? [[String: Any]] ?? []).compactMap { $0["fault"] as? String }) == ["ktv", "worker"])
+        let injected = demo["injected"] as? [[String: Any]] ?? []
+        #expect(Set(injected.compactMap { $0["fault"] as? String }) == ["ktv", "worker"])
+        #expect(injected.first { $0["fault"] as? String == "worker" }?["task"] as? Int == 2)
+        #expect(try #require(summary["retried_tasks"] as? Int) >= 3)
         // Stopped by process id: no JVM or ktv of this run is left.
         let ps = try SparkExample.run("/bin/ps", ["-eo", "pid=,args="])
         let left = ps.out.split(separator: "\n").filter { $0.contains(out) }

@@ -77,8 +77,10 @@ def cmdline(pid):
 
 
 def ktv_batches(pid):
-    """The `ktv batch - -o -` processes under pid (one per running task)."""
-    return [p for p in descendants(pid) if (c := cmdline(p)) and c[0].endswith(b"/ktv") and c[1:4] == [b"batch", b"-", b"-o"]]
+    """The `ktv batch - -o -` processes under pid, one per running task (not the worker process
+    each starts, `… --worker`)."""
+    return [p for p in descendants(pid) if (c := cmdline(p)) and c[0].endswith(b"/ktv")
+            and c[1:4] == [b"batch", b"-", b"-o"] and b"--worker" not in c]
 
 
 def kill(pids):
@@ -97,6 +99,8 @@ def main():
     ap.add_argument("--faults", default=os.environ.get("SPARK_FAULTS", "worker,ktv"),
                     help="worker,ktv (default, or $SPARK_FAULTS), one of them, or none")
     ap.add_argument("--partitions", type=int, default=8, help="manifest partitions (default 8)")
+    ap.add_argument("--worker-fault-at", type=int, default=2, metavar="K",
+                    help="kill worker 2 during its K-th task (default 2: the output of its first is lost with it)")
     ap.add_argument("--expect", default=None, metavar="RESULTS.jsonl",
                     help="plain ktv batch's results of this manifest, already made: step 1 is skipped")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
@@ -195,19 +199,24 @@ def main():
 
         def inject():
             pending = set(faults)
+            seen_on_2 = set()  # the ktv processes seen under worker 2: one per task it ran
             while pending and not done.is_set():
                 if "ktv" in pending and (victims := ktv_batches(workers[0].pid)):
                     kill(victims[:1])
                     pending.discard("ktv")
                     demo["injected"].append({"fault": "ktv", "pid": victims[0], "at_s": round(time.monotonic() - t1, 2)})
                     print(f"fault: SIGKILL to ktv (pid {victims[0]}) mid-partition on worker 1", flush=True)
-                if "worker" in pending and workers[1].poll() is None and ktv_batches(workers[1].pid):
+                if "worker" in pending and workers[1].poll() is None:
+                    seen_on_2.update(ktv_batches(workers[1].pid))
+                if "worker" in pending and len(seen_on_2) >= a.worker_fault_at and ktv_batches(workers[1].pid):
                     victims = [workers[1].pid] + descendants(workers[1].pid)
                     kill(victims)
                     pending.discard("worker")
-                    demo["injected"].append({"fault": "worker", "pids": victims, "at_s": round(time.monotonic() - t1, 2)})
-                    print(f"fault: SIGKILL to worker 2 while its task ran: the worker, its executor and "
-                          f"everything under them ({len(victims)} processes)", flush=True)
+                    demo["injected"].append({"fault": "worker", "pids": victims, "task": len(seen_on_2),
+                                             "at_s": round(time.monotonic() - t1, 2)})
+                    print(f"fault: SIGKILL to worker 2 while its task {len(seen_on_2)} ran: the worker, its executor and "
+                          f"everything under them ({len(victims)} processes), with the scored output of its "
+                          f"{len(seen_on_2) - 1} finished task(s)", flush=True)
                 time.sleep(0.05)
             if pending:
                 demo["not_injected"] = sorted(pending)
