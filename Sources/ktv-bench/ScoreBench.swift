@@ -22,8 +22,7 @@ func benchScore(_ args: [String]) {
     // A 3-minute melody as a notes JSON, and takes sung from it with per-take detune, timing jitter and dropouts.
     let songS = 180.0
     let notes = VoiceSynthesizer.melody(seconds: songS, midiRange: 55...74, seed: 7)
-    let json = "[" + notes.map { "{\"start_ms\": \(Int($0.start * 1000)), \"duration_ms\": \(Int($0.duration * 1000)), \"midi\": \(Int($0.midi.rounded()))}" }
-        .joined(separator: ",") + "]"
+    let json = notesJSON(notes)
     let referencePath = dir + "/reference.json"
     do { try FileIO.writeAtomically(Array(json.utf8), to: referencePath) } catch { fail("\(error)") }
     var rng = SeededGenerator(seed: 11)
@@ -141,6 +140,23 @@ func benchFreeTiming(dir: String, ktvPath: String) {
     print("ktv score --timing free, 10-minute take against a 9-minute reference: \(String(format: "%.2f", run.seconds)) s, peak RSS \(String(format: "%.0f", run.peakMB)) MB (target < 200 MB) -> \(run.peakMB < 200 ? "PASS" : "FAIL")")
 }
 
+/// A melody as a notes JSON reference (`[{"start_ms", "duration_ms", "midi"}, …]`, what `ktv score
+/// --reference` reads), pitches rounded to semitones.
+func notesJSON(_ notes: [SungNote]) -> String {
+    "[" + notes.map { "{\"start_ms\": \(Int($0.start * 1000)), \"duration_ms\": \(Int($0.duration * 1000)), \"midi\": \(Int($0.midi.rounded()))}" }
+        .joined(separator: ",") + "]"
+}
+
+/// What a singer's microphone records: the voice and `bleed` times the accompaniment (the backing
+/// track heard from the speakers), both `lagSamples` late (the recording latency); as long as the voice.
+func microphone(voice: [Float], accompaniment: [Float], lagSamples: Int, bleed: Float = 0.3) -> [Float] {
+    var mic = [Float](repeating: 0, count: voice.count)
+    for i in lagSamples..<max(lagSamples, mic.count) {
+        mic[i] = voice[i - lagSamples] + (i - lagSamples < accompaniment.count ? bleed * accompaniment[i - lagSamples] : 0)
+    }
+    return mic
+}
+
 /// Audio takes of `seconds` at 44.1 kHz sung from one generated melody (a notes JSON): a voice, and
 /// the accompaniment under it at −10 dB, both 120 ms late (the recording latency), each take with
 /// its own voice seed. Returns the paths of the reference, the accompaniment and the takes.
@@ -154,18 +170,14 @@ func makeAudioTakes(dir: String, count: Int, seconds: Double) -> (reference: Str
     var synth = VoiceSynthesizer()
     synth.sampleRate = rate
     let melody30 = VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...74, seed: 8)
-    let json30 = "[" + melody30.map { "{\"start_ms\": \(Int($0.start * 1000)), \"duration_ms\": \(Int($0.duration * 1000)), \"midi\": \(Int($0.midi.rounded()))}" }
-        .joined(separator: ",") + "]"
+    let json30 = notesJSON(melody30)
     let reference30 = dir + "/reference30.json"
     do { try FileIO.writeAtomically(Array(json30.utf8), to: reference30) } catch { fail("\(error)") }
     let lag = Int(0.12 * rate)
     var audioPaths: [String] = []
     for k in 0..<count {
         let voice = synth.render(melody30, seconds: seconds, seed: UInt64(20 + k)).samples
-        var mic = [Float](repeating: 0, count: voice.count)
-        for i in 0..<mic.count {
-            mic[i] = (i >= lag ? voice[i - lag] : 0) + (i >= lag && i - lag < accompaniment.count ? 0.3 * accompaniment[i - lag] : 0)
-        }
+        let mic = microphone(voice: voice, accompaniment: accompaniment, lagSamples: lag)
         let p = dir + "/take\(k).wav"
         do { try AudioBuffer(sampleRate: rate, channels: [mic]).write(path: p, format: .wav16) } catch { fail("\(error)") }
         audioPaths.append(p)

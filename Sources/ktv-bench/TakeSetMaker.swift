@@ -34,8 +34,7 @@ func makeTakes(_ args: [String]) {
         var acc = AccompanimentSynthesizer()
         acc.sampleRate = rate
         let samples = acc.render(seconds: seconds, seed: UInt64(200 + s))
-        let json = "[" + melody.map { "{\"start_ms\": \(Int($0.start * 1000)), \"duration_ms\": \(Int($0.duration * 1000)), \"midi\": \(Int($0.midi.rounded()))}" }
-            .joined(separator: ",") + "]\n"
+        let json = notesJSON(melody) + "\n"
         let reference = dir + "/song-\(s).notes.json", accPath = dir + "/song-\(s).accompaniment.wav"
         do {
             try FileIO.writeAtomically(Array(json.utf8), to: reference)
@@ -69,26 +68,20 @@ func makeTakes(_ args: [String]) {
 
     let takes = (0..<count).map(sung)
     let lagSamples = Int(0.12 * rate)
-    let failures = Locked<[String]>([])
     DispatchQueue.concurrentPerform(iterations: count) { k in
         let take = takes[k]
         var synth = VoiceSynthesizer()
         synth.sampleRate = rate
         let voice = synth.render(take.notes, seconds: seconds, seed: UInt64(20 + k)).samples
         // The microphone: the voice and the backing track's bleed, both 120 ms late.
-        var mic = [Float](repeating: 0, count: voice.count)
-        for i in lagSamples..<mic.count {
-            mic[i] = voice[i - lagSamples] + (i - lagSamples < take.song.accompaniment.count ? 0.3 * take.song.accompaniment[i - lagSamples] : 0)
-        }
+        let mic = microphone(voice: voice, accompaniment: take.song.accompaniment, lagSamples: lagSamples)
         do { try AudioBuffer(sampleRate: rate, channels: [mic]).write(path: dir + "/takes/\(take.id).wav", format: .wav16) } catch {
-            failures.withLock { $0.append("\(take.id): \(error)") }
+            fail("\(take.id): \(error)")
         }
     }
-    if let first = failures.withLock({ $0.first }) { fail(first) }
 
     func row(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\"\($0.0)\": \"\($0.1.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }
-            .joined(separator: ", ") + "}"
+        JSONValue.object(fields.map { ($0.0, .string($0.1)) }).serialized(pretty: false)
     }
     var lines: [String] = [], faults = ["id\tsung"]
     for (k, take) in takes.enumerated() {
@@ -115,12 +108,4 @@ func makeTakes(_ args: [String]) {
     for (k, line) in bad.enumerated() { lines.insert(line, at: min(lines.count, (k + 1) * lines.count / (bad.count + 1) + k)) }
     do { try FileIO.writeAtomically(Array((lines.joined(separator: "\n") + "\n").utf8), to: dir + "/manifest.jsonl") } catch { fail("\(error)") }
     print("make-takes: \(songCount) songs, \(count) audio takes of \(Int(seconds)) s with their accompaniment's bleed + 4 bad rows (bad-missing, bad-corrupt, bad-empty, bad-rules) -> \(dir)/manifest.jsonl")
-}
-
-/// A value shared by the concurrent renders.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
