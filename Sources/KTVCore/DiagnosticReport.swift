@@ -15,6 +15,9 @@ public struct FileFindings: Sendable {
         self.fatal = fatal
         self.extra = extra
     }
+
+    /// How many of this file's findings have `severity`.
+    public func count(_ severity: Severity) -> Int { diagnostics.filter { $0.severity == severity }.count }
 }
 
 public struct RuleDescription: Sendable {
@@ -37,11 +40,12 @@ public enum DiagnosticReport {
         for r in results {
             for d in r.diagnostics { s += text(d, path: displayName(r.path)) + "\n" }
         }
-        let errors = results.reduce(0) { $0 + $1.diagnostics.filter { $0.severity == .error }.count }
-        let warnings = results.reduce(0) { $0 + $1.diagnostics.filter { $0.severity == .warning }.count }
-        let failed = results.filter { r in r.diagnostics.contains { $0.severity == .error } }.count
-        return s + "\(results.count) file(s) checked: \(errors) error(s), \(warnings) warning(s); \(failed) file(s) with errors\n"
+        let failed = results.filter { $0.count(.error) > 0 }.count
+        return s + "\(results.count) file(s) checked: \(total(.error, results)) error(s), \(total(.warning, results)) warning(s); \(failed) file(s) with errors\n"
     }
+
+    /// How many findings of all `files` have `severity`.
+    static func total(_ severity: Severity, _ files: [FileFindings]) -> Int { files.reduce(0) { $0 + $1.count(severity) } }
 
     /// `path:line: severity: message [rule]`, the form editors and CI logs link to.
     public static func text(_ d: Diagnostic, path: String) -> String {
@@ -51,21 +55,20 @@ public enum DiagnosticReport {
     }
 
     public static func json(_ files: [FileFindings]) -> JSONValue {
-        let all = files.flatMap(\.diagnostics)
-        return .object([
+        .object([
             ("totals", .object([
                 ("files", .int(files.count)),
                 ("unreadable", .int(files.filter { $0.fatal || $0.unreadable }.count)),
-                ("errors", .int(all.filter { $0.severity == .error }.count)),
-                ("warnings", .int(all.filter { $0.severity == .warning }.count)),
-                ("infos", .int(all.filter { $0.severity == .info }.count)),
+                ("errors", .int(total(.error, files))),
+                ("warnings", .int(total(.warning, files))),
+                ("infos", .int(total(.info, files))),
             ])),
             ("files", .array(files.map { f in
                 .object([
                     ("path", .string(f.path)),
                     ("readable", .bool(!f.fatal)),
-                    ("errors", .int(f.diagnostics.filter { $0.severity == .error }.count)),
-                    ("warnings", .int(f.diagnostics.filter { $0.severity == .warning }.count)),
+                    ("errors", .int(f.count(.error))),
+                    ("warnings", .int(f.count(.warning))),
                     ("findings", .array(f.diagnostics.map { d in
                         .object([
                             ("rule", .string(d.rule)), ("severity", .string(d.severity.rawValue)),
