@@ -23,8 +23,9 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
+
+from cluster_demo import plain_batch, unpack
 
 
 def task_overheads(log_path, tasks):
@@ -58,20 +59,15 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = os.path.abspath(a.out)
     manifest = os.path.abspath(a.manifest)
-    name = os.path.basename(a.dist)[: -len(".tar.gz")]
-    local = os.path.join(out, "local")
-    with tarfile.open(a.dist) as t:
-        t.extractall(local, filter="tar") if hasattr(tarfile, "data_filter") else t.extractall(local)
-    ktv = os.path.join(local, name, "bin", "ktv")
+    ktv = unpack(a.dist, os.path.join(out, "local"))
     rows = sum(1 for line in open(manifest, encoding="utf-8") if line.strip())
     figures = []
 
     plain = os.path.join(out, "plain.jsonl")
-    t0 = time.monotonic()
-    r = subprocess.run([ktv, "batch", manifest, "-o", plain, "--jobs", "2", "--progress", "never"])
-    wall = time.monotonic() - t0
-    if r.returncode not in (0, 1):
-        sys.exit(f"ktv batch exited {r.returncode}")
+    code, wall, err = plain_batch(ktv, manifest, plain)
+    sys.stderr.write(err)  # its summary
+    if code not in (0, 1):
+        sys.exit(f"ktv batch exited {code}:\n{err}")
     figures.append({"run": "ktv batch --jobs 2", "wall_s": wall, "takes_per_min": rows / wall * 60,
                     "ktv_s": None, "overhead_s_per_task": None, "tasks": None, "retried": None, "same": True})
 

@@ -91,6 +91,23 @@ def kill(pids):
             pass
 
 
+def unpack(dist, into):
+    """The ktv tarball unpacked into `into`; its ktv's path."""
+    with tarfile.open(dist) as t:
+        t.extractall(into, filter="tar") if hasattr(tarfile, "data_filter") else t.extractall(into)
+    return os.path.join(into, os.path.basename(dist)[: -len(".tar.gz")], "bin", "ktv")
+
+
+def plain_batch(ktv, manifest, results):
+    """`ktv batch --jobs 2` on this machine into a fresh `results`: (exit status, seconds, stderr)."""
+    if os.path.exists(results):
+        os.remove(results)
+    start = time.monotonic()
+    r = subprocess.run([ktv, "batch", manifest, "-o", results, "--jobs", "2", "--progress", "never"],
+                       stderr=subprocess.PIPE, text=True)
+    return r.returncode, time.monotonic() - start, r.stderr
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dist", required=True, help="the ktv tarball (make dist)")
@@ -124,21 +141,14 @@ def main():
     demo["rows"] = rows
     plain = os.path.abspath(a.expect) if a.expect else os.path.join(out, "plain.jsonl")
     if not a.expect:
-        local = os.path.join(out, "local")
-        with tarfile.open(a.dist) as t:
-            t.extractall(local, filter="tar") if hasattr(tarfile, "data_filter") else t.extractall(local)
-        ktv = os.path.join(local, name, "bin", "ktv")
-        if os.path.exists(plain):
-            os.remove(plain)
-        t0 = time.monotonic()
-        r = subprocess.run([ktv, "batch", a.manifest, "-o", plain, "--jobs", "2", "--progress", "never"],
-                           stderr=subprocess.PIPE, text=True)
-        demo["ktv_batch_s"] = round(time.monotonic() - t0, 2)
-        if r.returncode not in (0, 1):
-            print(f"plain ktv batch exited {r.returncode}:\n{r.stderr}")
+        ktv = unpack(a.dist, os.path.join(out, "local"))
+        code, seconds, err = plain_batch(ktv, a.manifest, plain)
+        demo["ktv_batch_s"] = round(seconds, 2)
+        if code not in (0, 1):
+            print(f"plain ktv batch exited {code}:\n{err}")
             return 1
-        print(f"plain ktv batch --jobs 2 ({name}): {rows} rows in {demo['ktv_batch_s']:.1f} s "
-              f"({rows / demo['ktv_batch_s'] * 60:.0f} takes/min) -> {plain}", flush=True)
+        print(f"plain ktv batch --jobs 2 ({name}): {rows} rows in {seconds:.1f} s "
+              f"({rows / seconds * 60:.0f} takes/min) -> {plain}", flush=True)
 
     env = dict(os.environ, SPARK_HOME=spark_home, SPARK_LOG_DIR=os.path.join(out, "logs"),
                SPARK_LOCAL_IP="127.0.0.1",
@@ -206,9 +216,9 @@ def main():
                     pending.discard("ktv")
                     demo["injected"].append({"fault": "ktv", "pid": victims[0], "at_s": round(time.monotonic() - t1, 2)})
                     print(f"fault: SIGKILL to ktv (pid {victims[0]}) mid-partition on worker 1", flush=True)
-                if "worker" in pending and workers[1].poll() is None:
-                    seen_on_2.update(ktv_batches(workers[1].pid))
-                if "worker" in pending and len(seen_on_2) >= a.worker_fault_at and ktv_batches(workers[1].pid):
+                running_on_2 = ktv_batches(workers[1].pid) if "worker" in pending and workers[1].poll() is None else []
+                seen_on_2.update(running_on_2)
+                if running_on_2 and len(seen_on_2) >= a.worker_fault_at:
                     victims = [workers[1].pid] + descendants(workers[1].pid)
                     kill(victims)
                     pending.discard("worker")
