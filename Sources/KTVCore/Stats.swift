@@ -83,22 +83,26 @@ public enum Stats {
         return u / (positiveCount * Double(negatives.count))
     }
 
-    /// Spearman's rank correlation of paired lists: the Pearson correlation of their average ranks.
-    /// nil when the lists differ in length, hold fewer than two pairs, or either is constant (no
-    /// ranking to correlate).
-    public static func spearman(_ x: [Double], _ y: [Double]) -> Double? {
-        guard x.count == y.count, x.count >= 2 else { return nil }
-        let rx = averageRanks(x), ry = averageRanks(y)
-        // Both rank lists have the same mean, (n + 1) / 2.
-        let meanRank = Double(x.count + 1) / 2
+    /// Pearson's correlation of paired lists; nil when they differ in length, hold fewer than two
+    /// pairs, or either is constant.
+    public static func pearson(_ x: [Double], _ y: [Double]) -> Double? {
+        guard x.count == y.count, x.count >= 2, let mx = mean(x), let my = mean(y) else { return nil }
         var covariance = 0.0, varianceX = 0.0, varianceY = 0.0
-        for i in rx.indices {
-            let dx = rx[i] - meanRank, dy = ry[i] - meanRank
+        for i in x.indices {
+            let dx = x[i] - mx, dy = y[i] - my
             covariance += dx * dy
             varianceX += dx * dx
             varianceY += dy * dy
         }
         guard varianceX > 0, varianceY > 0 else { return nil }
         return covariance / (varianceX * varianceY).squareRoot()
+    }
+
+    /// Spearman's rank correlation of paired lists: the Pearson correlation of their average ranks.
+    /// nil when the lists differ in length, hold fewer than two pairs, or either is constant (no
+    /// ranking to correlate).
+    public static func spearman(_ x: [Double], _ y: [Double]) -> Double? {
+        guard x.count == y.count, x.count >= 2 else { return nil }
+        return pearson(averageRanks(x), averageRanks(y))
     }
 }

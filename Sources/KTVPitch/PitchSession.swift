@@ -93,7 +93,9 @@ public final class PitchSession: @unchecked Sendable {
         }
         guard !ready.isEmpty else { return }
         let results = analyze(frames: ready)
-        for (i, r) in results.enumerated() { table.append(r.0, rms: r.1, referenceRMS: referenceRMS(ready[i])) }
+        for (i, r) in results.enumerated() {
+            table.append(r.candidates, rms: r.rms, minDprime: r.minDprime, brightness: r.brightness, referenceRMS: referenceRMS(ready[i]))
+        }
         nextFrame = k
         // Drop samples no later frame reads.
         let keepFrom = max(0, start(nextFrame))
@@ -116,7 +118,9 @@ public final class PitchSession: @unchecked Sendable {
     }
 
     /// Copies frame k's buffer (zero outside the signal) and runs one worker on it.
-    private func runFrame(_ k: Int, _ worker: YinWorker, _ scratch: inout [Float]) -> ([YinCandidate], Float) {
+    typealias FrameResult = (candidates: [YinCandidate], rms: Float, minDprime: Float, brightness: Float)
+
+    private func runFrame(_ k: Int, _ worker: YinWorker, _ scratch: inout [Float]) -> FrameResult {
         // Samples i with 0 ≤ s + i − base < signal.count come from the signal, the rest are 0.
         let s = start(k) - base
         let lo = min(buffer, max(0, -s)), hi = max(lo, min(buffer, signal.count - s))
@@ -126,11 +130,10 @@ public final class PitchSession: @unchecked Sendable {
             if hi > lo { signal.withUnsafeBufferPointer { (x + lo).update(from: $0.baseAddress! + s + lo, count: hi - lo) } }
             if hi < buffer { (x + hi).update(repeating: 0, count: buffer - hi) }
         }
-        let r = scratch.withUnsafeBufferPointer { worker.analyze($0) }
-        return (r.candidates, r.rms)
+        return scratch.withUnsafeBufferPointer { worker.analyze($0) }
     }
 
-    private func analyze(frames: [Int]) -> [([YinCandidate], Float)] {
+    private func analyze(frames: [Int]) -> [FrameResult] {
         let workers = tracker.workers
         if workers.count == 1 || frames.count < 64 {
             var scratch = [Float](repeating: 0, count: buffer)
@@ -138,8 +141,8 @@ public final class PitchSession: @unchecked Sendable {
         }
         final class Results: @unchecked Sendable {
             // Each slot is written by one thread only.
-            var items: [([YinCandidate], Float)]
-            init(_ n: Int) { items = .init(repeating: ([], 0), count: n) }
+            var items: [FrameResult]
+            init(_ n: Int) { items = .init(repeating: ([], 0, 1, 0), count: n) }
         }
         let results = Results(frames.count)
         let chunk = (frames.count + workers.count - 1) / workers.count
@@ -175,7 +178,22 @@ public final class PitchSession: @unchecked Sendable {
         let loudFrames = table.rms.map { Double($0) >= loudLevel }
         let decoded = PitchDecoder.decode(table, quiet: quiet, loud: loudFrames, rate: rate, costs: c.costs)
         let frames = Self.frames(decoded, hopS: hopS, rate: rate, start: start, window: window)
-        return PitchTrack(frames: Array(frames.prefix(lastFrame + 1)), hopS: hopS, configuration: c, durationS: durationS)
+        var track = PitchTrack(frames: Array(frames.prefix(lastFrame + 1)), hopS: hopS, configuration: c, durationS: durationS)
+        track.voice = voiceFrames(count: track.contour.count, hopS: hopS)
+        return track
+    }
+
+    /// Level, aperiodicity and brightness per frame, from what the YIN pass kept.
+    private func voiceFrames(count: Int, hopS: Double) -> VoiceFrames {
+        let n = min(count, table.frames)
+        var level = [Double](repeating: -120, count: count), aperiodicity = [Double](repeating: 1, count: count)
+        var brightness = [Double](repeating: -60, count: count)
+        for k in 0..<n {
+            level[k] = levelDb(rms: Double(table.rms[k]))
+            aperiodicity[k] = Double(table.minDprime[k])
+            brightness[k] = table.brightness[k] > 1e-6 ? 10 * log10(Double(table.brightness[k])) : -60
+        }
+        return VoiceFrames(hopS: hopS, levelDb: level, aperiodicity: aperiodicity, brightnessDb: brightness)
     }
 
     /// Frame k's estimate at lag τ belongs to the centre of the samples d(τ) integrated,

@@ -89,6 +89,8 @@ public struct PitchTrack: Sendable {
     public var accompanimentGain: Double?
     /// Inputs (the take, the accompaniment) that stopped decoding early; the track covers what was decoded.
     public var truncations: [AudioTruncation] = []
+    /// Each frame's level and aperiodicity (same frames as `contour`); nil for a track read from a file.
+    public var voice: VoiceFrames?
 
     public init(contour: PitchContour, confidence: [Double], hopS: Double, configuration: PitchConfiguration, durationS: Double,
                 latencyMs: Double? = nil, accompanimentGain: Double? = nil) {
@@ -118,6 +120,12 @@ public struct PitchTrack: Sendable {
         guard n < contour.count else { return }
         contour = contour[0..<max(0, n)]
         confidence.removeLast(confidence.count - max(0, n))
+        if var v = voice, v.count > max(0, n) {
+            v.levelDb.removeLast(v.count - max(0, n))
+            v.aperiodicity.removeLast(v.aperiodicity.count - max(0, n))
+            v.brightnessDb.removeLast(v.brightnessDb.count - max(0, n))
+            voice = v
+        }
     }
 }
 
@@ -219,7 +227,7 @@ public final class PitchTracker {
     /// The singing voice of a recording: a dual-mono KTV track is split first and its vocal estimate
     /// tracked as it is made (no file written); anything else is tracked as a vocal stem (its mix).
     /// `note` says which happened, for reports. The track's `truncations` cover both passes.
-    public func trackVocals(path: String, stream: Int? = nil, layout: SplitLayout = .auto) throws -> (track: PitchTrack, note: String) {
+    public func trackVocals(path: String, stream: Int? = nil, layout: SplitLayout = .auto) throws -> (track: PitchTrack, note: String, split: Bool) {
         let info = try AudioReader(path: path, stream: stream).info
         var note = "treated as a vocal stem"
         var truncations: [AudioTruncation] = []
@@ -234,13 +242,13 @@ public final class PitchTracker {
             if split.analysis.dualMono {
                 var track = try session.finish()
                 track.truncations = truncations
-                return (track, "dual-mono track split first (original = \(SplitReport.channelName(split.analysis.originalChannel ?? 0)))")
+                return (track, "dual-mono track split first (original = \(SplitReport.channelName(split.analysis.originalChannel ?? 0)))", true)
             }
             note = "not a dual-mono track (\(split.analysis.reason)); its mix was treated as a vocal stem"
         }
         var track = try self.track(path: path, stream: stream, channel: .mix)
         if !truncations.isEmpty { track.truncations = truncations }
-        return (track, note)
+        return (track, note, false)
     }
 
     /// Tracks a file, with the accompaniment's bleed cancelled when one is given.

@@ -71,6 +71,9 @@ struct CandidateTable {
     var dprimes: [Float] = []
     var counts: [UInt8] = []
     var rms: [Float] = []
+    /// Per frame: the lowest d′ (aperiodicity) and the brightness ratio (`YinWorker.analyze`).
+    var minDprime: [Float] = []
+    var brightness: [Float] = []
     /// RMS of the reference signal (the predicted accompaniment echo) over the same samples, if any.
     var referenceRMS: [Float] = []
 
@@ -83,10 +86,14 @@ struct CandidateTable {
         dprimes.reserveCapacity(frames * stride)
         counts.reserveCapacity(frames)
         rms.reserveCapacity(frames)
+        minDprime.reserveCapacity(frames)
+        brightness.reserveCapacity(frames)
     }
 
-    mutating func append(_ candidates: [YinCandidate], rms r: Float, referenceRMS ref: Float? = nil) {
+    mutating func append(_ candidates: [YinCandidate], rms r: Float, minDprime m: Float = 1, brightness b: Float = 0, referenceRMS ref: Float? = nil) {
         if let ref { referenceRMS.append(ref) }
+        minDprime.append(m)
+        brightness.append(b)
         for i in 0..<stride {
             lags.append(i < candidates.count ? candidates[i].lag : 0)
             dprimes.append(i < candidates.count ? candidates[i].dprime : 1)

@@ -116,7 +116,7 @@ public final class YinWorker: @unchecked Sendable {
 
     /// Analyses one buffer of `bufferLength` samples. Returns the dips of d′ in lag order (at most
     /// `maxCandidates`: the shortest lags and the deepest dip), the buffer's RMS, and the lowest d′.
-    public func analyze(_ x: UnsafeBufferPointer<Float>) -> (candidates: [YinCandidate], rms: Float, minDprime: Float) {
+    public func analyze(_ x: UnsafeBufferPointer<Float>) -> (candidates: [YinCandidate], rms: Float, minDprime: Float, brightness: Float) {
         precondition(x.count >= bufferLength)
         let xp = x.baseAddress!
         // Energy prefix sums, in Double: d(τ) is a small difference of large terms.
@@ -129,7 +129,15 @@ public final class YinWorker: @unchecked Sendable {
         }
         let e0 = prefix[window]
         let rms = Float((acc / Double(bufferLength)).squareRoot())
-        if e0 <= 1e-12 { return ([], rms, 1) }
+        if e0 <= 1e-12 { return ([], rms, 1, 0) }
+        // Brightness: the second difference's energy over the window's, a high-pass of 12 dB per
+        // octave (|2 sin(πf/fs)|⁴): how much of the voice sits in its upper harmonics (VoiceFrames).
+        var e2 = 0.0
+        for i in 2..<window {
+            let v = Double(xp[i]) - 2 * Double(xp[i - 1]) + Double(xp[i - 2])
+            e2 += v * v
+        }
+        let brightness = Float(e2 / max(prefix[window] - prefix[2], 1e-12))
 
         // r(τ) by FFT: conj(A)·B, A = first W samples, B = whole buffer.
         fft.forward(xp, count: window, into: specA)
@@ -177,6 +185,6 @@ public final class YinWorker: @unchecked Sendable {
             found.removeLast(found.count - configuration.maxCandidates)
             if !found.contains(keep) { found[found.count - 1] = keep }
         }
-        return (found, rms, minD)
+        return (found, rms, minD, brightness)
     }
 }

@@ -52,9 +52,12 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
             "Free timing: share of the total that depends on a steady tempo.")
         public static let tempoSpreadScale = Parameter<Double>("tempoSpreadScale", range: 0.05...5, default: 0.5,
             "Free timing: tempo stability is exp(−spread/this), spread the robust standard deviation (1.4826 × MAD) of the notes' ln(duration ratio) above 0.1.")
+        public static let steadinessWeight = Parameter<Double>("steadinessWeight", range: 0...1, default: 0.3,
+            "Share of a note's pitch credit that depends on how steadily it is held (scoops, drift, wobble; NoteSteadiness).")
         public static let all: [ParameterInfo] = [fullCreditCents.info, zeroCreditCents.info, fullCoverage.info, onsetGraceMs.info,
                                                   onsetZeroMs.info, onsetToleranceCents.info, timingWeight.info, keyWeight.info,
-                                                  keyToleranceCents.info, octaveCredit.info, tempoStabilityWeight.info, tempoSpreadScale.info]
+                                                  keyToleranceCents.info, octaveCredit.info, tempoStabilityWeight.info, tempoSpreadScale.info,
+                                                  steadinessWeight.info]
     }
 
     /// A key shift is applied when notes holding at least this share of the sung time sit within
@@ -74,6 +77,7 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
     public var octaveCredit = Spec.octaveCredit.defaultValue
     public var tempoStabilityWeight = Spec.tempoStabilityWeight.defaultValue
     public var tempoSpreadScale = Spec.tempoSpreadScale.defaultValue
+    public var steadinessWeight = Spec.steadinessWeight.defaultValue
 
     public init() {}
 
@@ -91,6 +95,7 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
             try Spec.octaveCredit.check(octaveCredit)
             try Spec.tempoStabilityWeight.check(tempoStabilityWeight)
             try Spec.tempoSpreadScale.check(tempoSpreadScale)
+            try Spec.steadinessWeight.check(steadinessWeight)
         } catch { throw ScoreError(error) }
         guard zeroCreditCents > fullCreditCents else {
             throw .invalidParameter(name: "zeroCreditCents", value: String(zeroCreditCents), allowed: "greater than fullCreditCents (\(fullCreditCents))")
@@ -132,11 +137,15 @@ public struct KTVRules: ScoringRules {
     public var keyShift: KeyShift
     /// Count lines outside the recording as 0 instead of leaving them out.
     public var wholeSong: Bool
+    /// What each voice dimension may take of the overall score.
+    public var weights: DimensionWeights
 
-    public init(configuration: KTVRulesConfiguration = KTVRulesConfiguration(), keyShift: KeyShift = .auto, wholeSong: Bool = false) {
+    public init(configuration: KTVRulesConfiguration = KTVRulesConfiguration(), keyShift: KeyShift = .auto, wholeSong: Bool = false,
+                weights: DimensionWeights = DimensionWeights()) {
         self.configuration = configuration
         self.keyShift = keyShift
         self.wholeSong = wholeSong
+        self.weights = weights
     }
 
     public func judge(_ take: SungTake, against reference: ReferenceMelody) throws(ScoreError) -> ScoreCard {
@@ -145,20 +154,22 @@ public struct KTVRules: ScoringRules {
         let judgedNotes = reference.notes.filter { $0.cents != nil && $0.kind != .freestyle && $0.durationMs > 0 }
         // The key: median error of every voiced frame inside a pitched note.
         let keyErrors = frames.errors(against: judgedNotes)
-        let measured = keyErrors.median ?? 0
-        let noteErrors = keyErrors.perNote
-        let octaves = 1200 * (measured / 1200).rounded()
+        let octaves = 1200 * ((keyErrors.median ?? 0) / 1200).rounded()
         // A transposition is a claim that the melody was sung in another key: it holds when most of
         // the sung notes sit within `keyConfidenceCents` of it. A hum or random notes make no such
         // claim and are judged in the song's key (octaves still forgiven).
-        let sungWeight = noteErrors.reduce(0) { $0 + $1.weight }
-        let agreeing = noteErrors.filter { abs($0.error - measured) <= KTVRulesConfiguration.keyConfidenceCents }.reduce(0) { $0 + $1.weight }
-        let credible = sungWeight > 0 && agreeing / sungWeight >= KTVRulesConfiguration.keyConfidenceShare
+        let key = Self.keyEstimate(keyErrors.perNote)
+        let measured = key.cents
+        let credible = key.agreeingShare >= KTVRulesConfiguration.keyConfidenceShare
         let shift: Double, keyCredit: Double
         switch (keyShift, reference.scale) {
         case (_, .relative):
             // A relative scale has no key to be in: intervals only, at no cost.
             shift = measured
+            keyCredit = 1
+        case (.auto, .absolute) where reference.recording?.accompanied == false:
+            // The reference singer sang alone: the key was theirs to choose, and so is the take's.
+            shift = credible ? measured : octaves
             keyCredit = 1
         case (.auto, .absolute):
             shift = credible ? measured : octaves
@@ -212,7 +223,13 @@ public struct KTVRules: ScoringRules {
         let stability = take.warp.map { Self.tempoStability(lines.flatMap(\.notes), warp: $0, c) }
         let keyFactor = 1 - c.keyWeight + c.keyWeight * keyCredit, movement = movementCredit(lines.flatMap(\.notes))
         let tempoFactor = 1 - c.tempoStabilityWeight + c.tempoStabilityWeight * (stability ?? 1)
-        let score = noteMean * keyFactor * movement * tempoFactor
+        let core = noteMean * keyFactor * movement * tempoFactor
+        let allNotes = lines.flatMap(\.notes)
+        var dimensions = [NoteDimensions.intonation(allNotes, keyFactor: keyFactor, movement: movement),
+                          NoteDimensions.rhythm(allNotes, tempoFactor: tempoFactor, timingWeight: c.timingWeight)]
+        dimensions += VoiceDimensions.measure(take, reference: reference)
+        dimensions.append(NoteDimensions.pitchRange(allNotes))
+        let score = try weights.validated().combine(core: core, &dimensions)
         if totalWeight > 0 {
             lost.coverage /= totalWeight
             lost.pitch /= totalWeight
@@ -223,12 +240,60 @@ public struct KTVRules: ScoringRules {
         lost.key = noteMean * (1 - keyFactor)
         lost.movement = noteMean * keyFactor * (1 - movement)
         lost.tempoStability = noteMean * keyFactor * movement * (1 - tempoFactor)
+        for d in dimensions {
+            switch d.dimension {
+            case .vibrato: lost.vibrato = d.pointsLost
+            case .voiceQuality: lost.voiceQuality = d.pointsLost
+            case .dynamics: lost.dynamics = d.pointsLost
+            case .pitchRange: lost.pitchRange = d.pointsLost
+            case .intonation, .rhythm: break
+            }
+        }
+        // The core's dimensions: the points their terms cost.
+        for i in dimensions.indices {
+            if dimensions[i].dimension == .intonation { dimensions[i].pointsLost = lost.pitch + lost.key + lost.movement }
+            if dimensions[i].dimension == .rhythm { dimensions[i].pointsLost = lost.timing + lost.tempoStability }
+        }
         var card = ScoreCard(rules: name, score: score, maxScore: 100, lines: lines, latencyMs: take.latencyMs,
                              keyShiftCents: shift, judgedShare: allWeight > 0 ? coveredWeight / allWeight : 0)
         card.tempoStability = stability
         card.pointsLost = lost
+        card.dimensions = dimensions
         card.describe(take, reference: reference, frames: frames)
         return card
+    }
+
+    /// The key a take was sung in: the shift (cents, whole octaves included) that the most sung
+    /// time agrees with, within `keyConfidenceCents`, and that share. The notes' errors are compared
+    /// folded into one octave, so a singer a tritone away, whose errors fall either side of ±600,
+    /// is one key, not two (a median of unfolded errors splits them); the octave is the weighted
+    /// median of the agreeing notes' own. O(notes²), over a melody's few hundred notes.
+    static func keyEstimate(_ notes: [(error: Double, weight: Double)]) -> (cents: Double, agreeingShare: Double) {
+        let total = notes.reduce(0) { $0 + $1.weight }
+        guard total > 0 else { return (0, 0) }
+        let window = KTVRulesConfiguration.keyConfidenceCents
+        var best = (cents: 0.0, weight: -1.0)
+        for candidate in notes {
+            let c = octaveFolded(candidate.error)
+            var weight = 0.0, sum = 0.0
+            for n in notes {
+                let d = octaveFolded(n.error - c)
+                if abs(d) <= window { weight += n.weight; sum += n.weight * d }
+            }
+            if weight > best.weight + 1e-9 { best = (c + sum / max(weight, 1e-9), weight) }
+        }
+        // The octave: the agreeing notes' whole octaves, their weighted median.
+        var octaves: [(Double, Double)] = []
+        for n in notes where abs(octaveFolded(n.error - best.cents)) <= window {
+            octaves.append((((n.error - best.cents) / 1200).rounded(), n.weight))
+        }
+        octaves.sort { $0.0 < $1.0 }
+        var acc = 0.0, octave = 0.0
+        for (o, w) in octaves {
+            acc += w
+            if acc >= best.weight / 2 { octave = o; break }
+        }
+        return (best.cents + 1200 * octave, best.weight / total)
     }
 
     /// One note, 0…100: coverage × pitch × (on-time share), filling in the note's figures.
@@ -256,11 +321,13 @@ public struct KTVRules: ScoringRules {
         let shiftMs = Int((onset ?? 0).rounded())
         var total = 0, voiced = 0
         var errs: [Double] = []
-        frames.forEach(in: n.startMs + shiftMs, n.endMs + shiftMs) { _, cents in
+        var timed: [(timeMs: Double, cents: Double)] = []
+        frames.forEach(in: n.startMs + shiftMs, n.endMs + shiftMs) { timeMs, cents in
             total += 1
             if let cents {
                 voiced += 1
                 errs.append(cents - target)
+                timed.append((timeMs, cents - target))
             }
         }
         ns.coverage = total > 0 ? Double(voiced) / Double(total) : 0
@@ -274,7 +341,10 @@ public struct KTVRules: ScoringRules {
         let median = plainMedian - 1200 * Double(ns.octaves)
         ns.medianErrorCents = median
         let coverageCredit = min(1, ns.coverage / c.fullCoverage)
-        let pitchCredit = ramp(abs(median), full: c.fullCreditCents, zero: c.zeroCreditCents) * (ns.octaves == 0 ? 1 : c.octaveCredit)
+        // Held notes: how steadily (`NoteSteadiness`); folded into one octave, as the median is.
+        ns.steadiness = NoteSteadiness.measure(timed.map { ($0.timeMs, Self.octaveFolded($0.cents - 1200 * Double(ns.octaves) - median) + median) })
+        let steadyCredit = 1 - c.steadinessWeight * (1 - (ns.steadiness?.credit ?? 1))
+        let pitchCredit = ramp(abs(median), full: c.fullCreditCents, zero: c.zeroCreditCents) * (ns.octaves == 0 ? 1 : c.octaveCredit) * steadyCredit
         var timingCredit = onset.map { ramp(abs($0), full: c.onsetGraceMs, zero: c.onsetZeroMs) } ?? 0
         // Free timing: the warp lines onsets up by construction; what is left to judge is rhythm, the
         // note's sung duration against its written one at the singer's own tempo.

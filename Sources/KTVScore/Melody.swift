@@ -50,6 +50,21 @@ public struct MelodyLine: Sendable, Equatable {
 }
 
 /// A reference melody: notes in time order, grouped into lines.
+/// A reference singer's recording, as tracked: the contour on the song's clock (the recording is the
+/// song), what the tracker heard of the voice, and whether the singer sang to an accompaniment (a
+/// dual-mono KTV track) or alone (then the key was the singer's choice, and a take is not held to it).
+public struct ReferenceRecording: Sendable, Equatable {
+    public var contour: PitchContour
+    public var voice: VoiceFrames?
+    public var accompanied: Bool
+
+    public init(contour: PitchContour, voice: VoiceFrames?, accompanied: Bool) {
+        self.contour = contour
+        self.voice = voice
+        self.accompanied = accompanied
+    }
+}
+
 public struct ReferenceMelody: Sendable, Equatable {
     /// What the pitches of the notes are tied to.
     public enum PitchScale: String, Sendable, Equatable {
@@ -65,6 +80,9 @@ public struct ReferenceMelody: Sendable, Equatable {
     public var scale: PitchScale
     /// UltraStar's beat length in ms; nil for references without beats (judged on 50 ms beats).
     public var beatMs: Double?
+    /// When the melody was sung in a recording (`--reference-audio`): the singer's own contour and
+    /// voice, which the ktv rules' vibrato, voice-quality and dynamics measures compare a take with.
+    public var recording: ReferenceRecording?
 
     public init(notes: [MelodyNote], lines: [MelodyLine], scale: PitchScale = .absolute, beatMs: Double? = nil) {
         self.notes = notes

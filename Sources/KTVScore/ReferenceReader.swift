@@ -119,7 +119,9 @@ public enum ReferenceReader {
         guard !notes.isEmpty else {
             throw ScoreError.badReference(path: audioPath, line: nil, detail: "no sung note found in the audio (\(vocal.note))")
         }
-        return (try placed(notes, lyrics: lyrics, scale: .absolute).validated(path: audioPath), vocal.track.truncations)
+        var melody = try placed(notes, lyrics: lyrics, scale: .absolute).validated(path: audioPath)
+        melody.recording = ReferenceRecording(contour: vocal.track.contour, voice: vocal.track.voice, accompanied: vocal.split)
+        return (melody, vocal.track.truncations)
     }
 
     static func readLyrics(_ path: String) throws -> Lyrics {

@@ -18,6 +18,9 @@ public struct SungTake: Sendable, Equatable {
     /// order sung, so non-decreasing): the map between the recording's clock and the song's, for a
     /// player that follows the song while it plays the recording. Nil when the aligner did not say.
     public var recordingTimesS: [Double]?
+    /// What the tracker heard of the voice, on the recording's clock (`recordingTimesS` maps a
+    /// contour sample to its frame); nil for a take given as a pitch track.
+    public var voice: VoiceFrames?
 
     public init(contour: PitchContour, coveredMs: ClosedRange<Int>, spansMs: [ClosedRange<Int>]? = nil, latencyMs: Double) {
         self.contour = contour

@@ -22,6 +22,8 @@ public struct NoteScore: Sendable, Equatable {
     public var score: Double?
     /// Free timing: the note's sung duration over its written one at the singer's tempo (1 = in time).
     public var durationRatio: Double?
+    /// Under the ktv rules: how the note was held (scoop, drift, wobble); nil for a short note.
+    public var steadiness: NoteSteadiness?
     /// Under the ktv rules, the note's score as 100 × coverage × pitch × timing credit, each 0…1
     /// (nil when the note was not judged); what `ScoreCard.pointsLost` splits the points by.
     public var coverageCredit: Double?, pitchCredit: Double?, timingCredit: Double?
@@ -100,6 +102,12 @@ public struct ScoreCard: Sendable, Equatable {
     public var latencySource = "none"
     /// The estimate from the take, when one was asked for (also when it was not used).
     public var latencyEstimate: LatencyEstimate?
+    /// Under the ktv rules: the take judged dimension by dimension (intonation, rhythm, vibrato,
+    /// voice quality, dynamics, pitch range), each 0…100 or unmeasured with a reason.
+    public var dimensions: [DimensionScore] = []
+
+    /// Under the ktv rules: the score on a music teacher's 1-5 scale (`ExpertGrade`).
+    public var expertGrade: Double? { rules == "ktv" && !dimensions.isEmpty ? ExpertGrade.grade(score) : nil }
 
     public init(rules: String, score: Double, maxScore: Double, lines: [LineScore], latencyMs: Double = 0,
                 keyShiftCents: Double = 0, judgedShare: Double = 1) {
@@ -183,13 +191,16 @@ extension ScoreCard {
 /// taking its share of what was left.
 public struct PointsLost: Sendable, Equatable {
     public var pitch = 0.0, coverage = 0.0, timing = 0.0, key = 0.0, movement = 0.0, tempoStability = 0.0
+    /// The voice dimensions' shares (`DimensionWeights.combine`), after the core's.
+    public var vibrato = 0.0, voiceQuality = 0.0, dynamics = 0.0, pitchRange = 0.0
 
     public init() {}
 
-    public var total: Double { pitch + coverage + timing + key + movement + tempoStability }
+    public var total: Double { terms.reduce(0) { $0 + $1.points } }
 
     /// In the order the text prints them, with their JSON names.
     public var terms: [(name: String, points: Double)] {
-        [("pitch", pitch), ("coverage", coverage), ("timing", timing), ("key", key), ("movement", movement), ("tempo_stability", tempoStability)]
+        [("pitch", pitch), ("coverage", coverage), ("timing", timing), ("key", key), ("movement", movement), ("tempo_stability", tempoStability),
+         ("vibrato", vibrato), ("voice_quality", voiceQuality), ("dynamics", dynamics), ("pitch_range", pitchRange)]
     }
 }

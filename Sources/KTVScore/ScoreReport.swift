@@ -15,6 +15,8 @@ public enum ScoreReport {
             ("max_score", number(card.maxScore)),
             ("score_100", number(card.score100, 100)),
             ("breakdown", breakdown(card)),
+            ("dimensions", dimensions(card)),
+            ("expert_grade", number(card.expertGrade)),
             ("findings", .array(card.findings.map(\.json))),
             ("latency_ms", number(card.latencyMs)),
             ("latency_source", .string(card.latencySource)),
@@ -50,6 +52,25 @@ public enum ScoreReport {
     static func breakdown(_ card: ScoreCard) -> JSONValue {
         guard let lost = card.pointsLost else { return .null }
         return .object(lost.terms.map { ($0.name, number($0.points, 100)) })
+    }
+
+    /// Each dimension (ktv rules) with its score or the reason it has none, its weight, what it cost
+    /// and the figures behind it; null for other rule sets.
+    static func dimensions(_ card: ScoreCard) -> JSONValue {
+        guard !card.dimensions.isEmpty else { return .null }
+        return .object(card.dimensions.map { d in
+            (d.dimension.rawValue, .object([
+                ("score", number(d.score)), ("reason", d.reason.map(JSONValue.string) ?? .null),
+                ("weight", number(d.weight, 100)), ("points_lost", number(d.pointsLost, 100)),
+                ("summary", .string(d.sentence)),
+                ("figures", .object(d.figures.map { f in (f.name + (f.unit.map { "_" + Self.unitSuffix($0) } ?? ""), number(f.value, 1000)) })),
+            ]))
+        })
+    }
+
+    /// A figure's unit as a JSON name suffix (`cents`, `hz`, `db`, `ms`, `percent`).
+    static func unitSuffix(_ unit: String) -> String {
+        unit == "%" ? "percent" : unit.lowercased()
     }
 
     /// One line of the card, lines and notes numbered from 1 as people count them.
@@ -96,6 +117,16 @@ public enum ScoreReport {
         for f in card.findings {
             let mark = f.severity == .fault ? "✗" : f.severity == .warning ? "!" : "·"
             out += "  \(mark) \(f.message) [\(f.code)]\n"
+        }
+        if !card.dimensions.isEmpty {
+            out += "  dimensions:\n"
+            for d in card.dimensions {
+                let value = d.score.map { String(format: "%5.1f", $0) } ?? "    –"
+                out += "    \(d.dimension.label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(value)  \(d.sentence)\n"
+            }
+        }
+        if let g = card.expertGrade {
+            out += "  to a music teacher: about \(String(format: "%.1f", g)) of 5 (PESnQ experts' scale)\n"
         }
         if let w = card.shareWithin50Cents {
             out += "  \(Int((w * 100).rounded()))% of the notes sung were within 50 cents\n"

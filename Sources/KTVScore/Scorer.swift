@@ -76,6 +76,8 @@ public final class Scorer {
         public var truncations: [AudioTruncation]
         /// The take's file, for messages.
         public var path: String = ""
+        /// Level and aperiodicity per frame, for an audio take.
+        public var voice: VoiceFrames?
 
         public init(contour: PitchContour, measuredLatencyMs: Double? = nil, truncations: [AudioTruncation] = [], path: String = "") {
             self.contour = contour
@@ -90,7 +92,9 @@ public final class Scorer {
     public func take(path: String, stream: Int? = nil, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
         if try Self.isAudio(path: path) {
             let track = try tracker().track(path: path, stream: stream, channel: .mix, accompaniment: accompaniment)
-            return Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations, path: path)
+            var take = Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations, path: path)
+            take.voice = track.voice
+            return take
         }
         if let accompaniment {
             throw ScoreError.invalidParameter(name: "accompaniment", value: accompaniment,
@@ -140,7 +144,7 @@ public final class Scorer {
         let reference = try reference.validated(path: "the reference melody")
         let latency = configuration.latencyMs ?? take.measuredLatencyMs ?? 0
         // The stages after the readers know no file names: a message about the take names it here.
-        switch Self.stages(take.contour, reference: reference, aligner: aligner ?? LatencyAligner(latencyMs: latency),
+        switch Self.stages(take.contour, voice: take.voice, reference: reference, aligner: aligner ?? LatencyAligner(latencyMs: latency),
                            rules: rules ?? configuration.rules) {
         case var .success(judged):
             judged.card.latencySource = configuration.latencyMs != nil ? "given" : take.measuredLatencyMs != nil ? "accompaniment" : "none"
@@ -149,10 +153,11 @@ public final class Scorer {
         }
     }
 
-    private static func stages(_ contour: PitchContour, reference: ReferenceMelody, aligner: any TakeAligner,
+    private static func stages(_ contour: PitchContour, voice: VoiceFrames?, reference: ReferenceMelody, aligner: any TakeAligner,
                                rules: any ScoringRules) -> Swift.Result<(card: ScoreCard, sung: SungTake), ScoreError> {
         do {
-            let sung = try aligner.align(contour)
+            var sung = try aligner.align(contour)
+            sung.voice = voice
             var card = try rules.judge(sung, against: reference)
             card.timing = sung.warp == nil ? "locked" : "free"
             card.warp = sung.warp
