@@ -230,15 +230,18 @@ bench:
 	.build/release/ktv-bench score --takes 1000 --audio-takes 20 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench batch --takes 200 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench assess
+	.build/release/ktv-bench assess-experts
 	@# Python peers (aubio, librosa) from PyPI into a virtualenv; the bench runs without them if this fails.
 	-@[ -x .venv-bench/bin/python ] || (python3 -m venv .venv-bench && .venv-bench/bin/pip install -q numpy soundfile librosa aubio)
 	.build/release/ktv-bench pitch --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE) --python .venv-bench/bin/python
 
 ## assess: how ktv's scores rank real sung performances against a jury (MASTmelody in
-## ../shared/assess/mast; one line and exit 0 when the data is absent)
+## ../shared/assess/mast) and agree with music experts dimension by dimension (PESnQ-DS in
+## ../shared/assess/pesnq); one line each and exit 0 when the data is absent
 assess:
 	$(SWIFT) build -c release --product ktv-bench
 	.build/release/ktv-bench assess
+	.build/release/ktv-bench assess-experts
 
 ## fuzz: coverage-guided fuzzing (libFuzzer + AddressSanitizer) of every reader, FUZZ_SECONDS (60) per
 ## harness; a separate package (Fuzz/) built into .build-fuzz/. Exit 1 if any harness crashed.

@@ -259,6 +259,7 @@ public struct KTVRules: ScoringRules {
         card.tempoStability = stability
         card.pointsLost = lost
         card.dimensions = dimensions
+        card.coreScore = core
         card.describe(take, reference: reference, frames: frames)
         return card
     }

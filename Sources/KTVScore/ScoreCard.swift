@@ -105,6 +105,9 @@ public struct ScoreCard: Sendable, Equatable {
     /// Under the ktv rules: the take judged dimension by dimension (intonation, rhythm, vibrato,
     /// voice quality, dynamics, pitch range), each 0…100 or unmeasured with a reason.
     public var dimensions: [DimensionScore] = []
+    /// Under the ktv rules: the notes' score (coverage, intonation, rhythm, key, movement, tempo)
+    /// before the voice dimensions scale it (`DimensionWeights.combine`).
+    public var coreScore: Double?
 
     /// Under the ktv rules: the score on a music teacher's 1-5 scale (`ExpertGrade`).
     public var expertGrade: Double? { rules == "ktv" && !dimensions.isEmpty ? ExpertGrade.grade(score) : nil }
