@@ -1,5 +1,6 @@
 import Foundation
 import KTVCore
+import KTVScore
 
 /// One take as a results file last left it: the flat facts a table, a CSV row or a dashboard needs.
 public struct TakeOutcome: Sendable, Equatable {
@@ -19,6 +20,10 @@ public struct TakeOutcome: Sendable, Equatable {
     public var reason: String?
     public var error: String?
     public var elapsedMs: Int?
+    /// Under the ktv rules: each dimension's score by its JSON name (nil: not measured), and the
+    /// score on the experts' 1-5 scale.
+    public var dimensions: [String: Double?] = [:]
+    public var expertGrade: Double?
     /// The take's path as the manifest gave it, and its page when the batch wrote one.
     public var take: String?
     public var page: String?
@@ -135,6 +140,7 @@ public struct BatchResults: Sendable {
     }
 
     public static let csvColumns = ["id", "status", "rules", "score", "score_100", "latency_ms", "judged_share", "top_finding", "reason", "error", "elapsed_ms"]
+        + ScoreDimension.allCases.map { $0.rawValue } + ["expert_grade"]
 
     /// One flat row per take (RFC 4180). Text cells that a spreadsheet would run as a formula
     /// (starting with =, +, -, @, tab or carriage return) get a leading `'`, as OWASP advises.
@@ -147,8 +153,11 @@ public struct BatchResults: Sendable {
         func number(_ v: Double?, _ digits: Int) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "" }
         var out = Self.csvColumns.joined(separator: ",") + "\r\n"
         for t in takes {
-            out += [text(t.id), t.status, text(t.rules), number(t.score, 2), number(t.score100, 2), number(t.latencyMs, 1), number(t.judgedShare, 3),
-                    text(t.topFinding), text(t.reason), text(t.error), t.elapsedMs.map(String.init) ?? ""].joined(separator: ",") + "\r\n"
+            var cells: [String] = [text(t.id), t.status, text(t.rules), number(t.score, 2), number(t.score100, 2), number(t.latencyMs, 1),
+                                   number(t.judgedShare, 3), text(t.topFinding), text(t.reason), text(t.error), t.elapsedMs.map(String.init) ?? ""]
+            for d in ScoreDimension.allCases { cells.append(number(t.dimensions[d.rawValue] ?? nil, 1)) }
+            cells.append(number(t.expertGrade, 2))
+            out += cells.joined(separator: ",") + "\r\n"
         }
         return out
     }
@@ -175,6 +184,10 @@ extension TakeOutcome {
         judgedShare = result["judged_share"]?.number
         take = result["take"]?.string
         page = result["page"]?.string
+        if case let .object(dims)? = result["dimensions"] {
+            for (name, d) in dims { dimensions[name] = d["score"]?.number }
+        }
+        expertGrade = result["expert_grade"]?.number
         if case let .array(findings)? = result["findings"] {
             let top = findings.first { $0["severity"]?.string != "info" } ?? findings.first
             topFinding = top?["code"]?.string

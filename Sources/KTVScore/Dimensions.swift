@@ -71,16 +71,16 @@ public struct DimensionScore: Sendable, Equatable {
 /// How much each voice dimension may take of the overall score: the one place these weights are
 /// declared. Fitted on the shared expert grades (PESnQ-DS "Edelweiss", ten singers; `ktv-bench
 /// assess-experts`): two parameters for ten singers, one weight shared by vibrato, voice quality
-/// and dynamics (0.45) and one for pitch range (0), chosen on a 0.05 grid to maximise the mean
+/// and dynamics (0.4) and one for pitch range (0), chosen on a 0.05 grid to maximise the mean
 /// Pearson of locked and free timing with the experts' overall grade; fitted leaving each singer
 /// out the shared weight stays 0.3-0.5 (docs/development.md has the table).
 public struct DimensionWeights: Sendable, Equatable {
     public enum Spec {
-        public static let vibrato = Parameter<Double>("vibratoWeight", range: 0...0.6, default: 0.45,
+        public static let vibrato = Parameter<Double>("vibratoWeight", range: 0...0.6, default: 0.4,
             "Share of the overall score the vibrato dimension can take.")
-        public static let voiceQuality = Parameter<Double>("voiceQualityWeight", range: 0...0.6, default: 0.45,
+        public static let voiceQuality = Parameter<Double>("voiceQualityWeight", range: 0...0.6, default: 0.4,
             "Share of the overall score the voice-quality dimension can take.")
-        public static let dynamics = Parameter<Double>("dynamicsWeight", range: 0...0.6, default: 0.45,
+        public static let dynamics = Parameter<Double>("dynamicsWeight", range: 0...0.6, default: 0.4,
             "Share of the overall score the dynamics dimension can take.")
         public static let pitchRange = Parameter<Double>("pitchRangeWeight", range: 0...0.6, default: 0,
             "Share of the overall score the pitch-range dimension can take (0: reported, not scored; its notes already count in intonation).")
@@ -143,8 +143,8 @@ public struct DimensionWeights: Sendable, Equatable {
 /// to 1…5. Meaningful for takes judged by the ktv rules against a reference singer's recording.
 public enum ExpertGrade {
     /// grade = intercept + slope × score (fitted; see docs/development.md).
-    public static let intercept = 1.03
-    public static let slope = 0.049
+    public static let intercept = 1.07
+    public static let slope = 0.045
 
     public static func grade(_ score: Double) -> Double { min(5, max(1, intercept + slope * score)) }
 }

@@ -17,8 +17,8 @@ import KTVCore
 //   wobble or a straight tone), its lag the rate; the extent is √2 × the residual's standard
 //   deviation (a sine's semi-amplitude);
 // - each figure is averaged over the stretches, weighted by their length.
-// The vibrato dimension compares the take's regularity with the reference singer's when the reference
-// is a recording (a straight reference leaves nothing to compare: not judged); against written notes a
+// The vibrato dimension compares the take's regularity with the reference singer's (full credit from
+// 80 % of it, the spread of one singer's phrases) when the reference is a recording (a straight reference leaves nothing to compare: not judged); against written notes a
 // take with vibrato is judged on the usual bands, and one without is not judged (a synthetic or
 // straight voice is not punished for what no note asks for).
 
@@ -93,6 +93,13 @@ public enum VibratoMeasure {
         return VibratoFigures(rateHz: rate / weight, extentCents: extent / weight, regularity: regularity / weight, heldS: weight * hop)
     }
 
+    /// The share of the reference singer's regularity that earns full credit.
+    static let referenceShare = 0.8
+
+    /// The smallest semi-amplitude that is an oscillation at all, cents (a tracker's jitter on a
+    /// steady tone is a few cents).
+    static let minExtentCents = 8.0
+
     /// The oscillation of a detrended series sampled every `hopS`: the normalised autocorrelation's
     /// peak over the vibrato lags (its height the regularity, its lag the rate) and √2 × the
     /// series' standard deviation; nil when it is shorter than the slowest period and a bit.
@@ -111,7 +118,10 @@ public enum VibratoMeasure {
             let value = s / energy * Double(r.count) / Double(r.count - lag)
             if value > best { best = value; bestLag = lag }
         }
-        return (1 / (Double(bestLag) * hop), (2 * energy / Double(r.count)).squareRoot(), min(1, max(0, best)))
+        let extent = (2 * energy / Double(r.count)).squareRoot()
+        // A held tone steadier than `minExtentCents` has no oscillation to speak of, however
+        // regular its last bits of rounding are.
+        return (1 / (Double(bestLag) * hop), extent, extent < minExtentCents ? 0 : min(1, max(0, best)))
     }
 
     /// The vibrato dimension of a take (`take`) against the reference singer's (`reference`, nil
@@ -136,7 +146,9 @@ public enum VibratoMeasure {
                 d.reason = "the reference singer sings without vibrato (regularity \(String(format: "%.2f", reference.regularity))): nothing to compare"
                 return d
             }
-            d.score = 100 * min(1, max(0, (take.regularity - floor) / (reference.regularity - floor)))
+            // Full credit from `referenceShare` of the reference's regularity: one professional's
+            // phrases of one song vary by about ±0.1 (0.43-0.64 over PESnQ's four).
+            d.score = 100 * min(1, max(0, (take.regularity - floor) / max(0.05, Self.referenceShare * reference.regularity - floor)))
             return d
         }
         guard take.regularity >= present else {

@@ -107,7 +107,7 @@ struct AssessSettings {
             R.fullCoverage.name: { $0.rules.fullCoverage = $1 }, R.timingWeight.name: { $0.rules.timingWeight = $1 },
             R.keyWeight.name: { $0.rules.keyWeight = $1 }, R.keyToleranceCents.name: { $0.rules.keyToleranceCents = $1 },
             R.octaveCredit.name: { $0.rules.octaveCredit = $1 }, R.tempoStabilityWeight.name: { $0.rules.tempoStabilityWeight = $1 },
-            R.tempoSpreadScale.name: { $0.rules.tempoSpreadScale = $1 },
+            R.tempoSpreadScale.name: { $0.rules.tempoSpreadScale = $1 }, R.steadinessWeight.name: { $0.rules.steadinessWeight = $1 },
             T.stepMs.name: { $0.timing.stepMs = Int($1) }, T.capCents.name: { $0.timing.capCents = $1 },
             T.gapCost.name: { $0.timing.gapCost = $1 }, T.skipCost.name: { $0.timing.skipCost = $1 }, T.bandShare.name: { $0.timing.bandShare = $1 },
         ]
