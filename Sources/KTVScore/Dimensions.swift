@@ -143,7 +143,7 @@ public struct DimensionWeights: Sendable, Equatable {
 /// to 1…5. Meaningful for takes judged by the ktv rules against a reference singer's recording.
 public enum ExpertGrade {
     /// grade = intercept + slope × score (fitted; see docs/development.md).
-    public static let intercept = 1.07
+    public static let intercept = 0.98
     public static let slope = 0.045
 
     public static func grade(_ score: Double) -> Double { min(5, max(1, intercept + slope * score)) }

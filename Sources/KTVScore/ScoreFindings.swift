@@ -24,7 +24,8 @@ public struct Finding: Sendable, Equatable {
     }
 
     /// `monotone`, `late`, `early`, `wrong_notes`, `flat`, `sharp`, `octave`, `transposed`,
-    /// `missing_notes`, `silent`, `extra_singing`, `unsteady_tempo`, `outside_recording`, `latency`.
+    /// `missing_notes`, `silent`, `extra_singing`, `unsteady_tempo`, `unsteady_notes`, `vibrato`,
+    /// `voice_quality`, `dynamics`, `outside_recording`, `latency`.
     public var code: String
     public var severity: Severity
     /// The fault, where, and what to do, for people.
@@ -85,6 +86,9 @@ public struct FindingsConfiguration: Sendable, Equatable {
 
 /// Findings from a judged card.
 public enum ScoreFindings {
+    /// A voice dimension under this score, that cost points, is a finding.
+    static let weakDimension = 60.0
+
     /// A melody whose notes spread less than this (mean absolute deviation, cents) has no movement to follow.
     static let minMelodySpreadCents = 50.0
 
@@ -131,7 +135,7 @@ public enum ScoreFindings {
         }
         if abs(rest) >= c.transposedCents {
             out.append(Finding(code: "transposed", severity: .info,
-                               message: "sung in another key, \(Int(abs(rest).rounded())) cents (\(String(format: "%.1f", abs(rest) / 100)) semitones) \(rest < 0 ? "down" : "up"); judged on the intervals, and the key change costs a little",
+                               message: "sung in another key, \(Int(abs(rest).rounded())) cents (\(String(format: "%.1f", abs(rest) / 100)) semitones) \(rest < 0 ? "down" : "up"); judged on the intervals, " + ((card.pointsLost?.key ?? 1) < 0.05 ? "at no cost (the reference singer sang alone: the key is yours to choose)" : "and the key change costs a little"),
                                value: rest, unit: "cents"))
             rest = 0
         }
@@ -193,6 +197,21 @@ public enum ScoreFindings {
                                message: "the tempo wanders: tempo steadiness \(Int((stability * 100).rounded())) %; some notes rushed, others dragged; sing with the beat",
                                value: stability, unit: "share"))
         }
+        // The voice dimensions that cost points, and notes held unsteadily.
+        for d in card.dimensions {
+            switch d.dimension {
+            case .vibrato, .voiceQuality, .dynamics:
+                guard let score = d.score, score < Self.weakDimension, d.pointsLost >= 0.5 else { continue }
+                out.append(Finding(code: d.dimension.rawValue, severity: .warning, message: "\(d.dimension.label.lowercased()) \(Int(score.rounded())) / 100: \(d.sentence)",
+                                   value: score, unit: "score"))
+            case .intonation:
+                guard let unsteady = d.figure("unsteady_notes"), unsteady >= 3 else { continue }
+                out.append(Finding(code: "unsteady_notes", severity: .warning,
+                                   message: "\(Int(unsteady)) held note(s) wobble, drift or are scooped into (median wobble \(Int((d.figure("median_wobble") ?? 0).rounded())) cents, drift \(Int((d.figure("median_drift") ?? 0).rounded())) cents); aim for the note's pitch from its start and hold it there",
+                                   value: unsteady, unit: "notes", count: Int(unsteady)))
+            case .rhythm, .pitchRange: continue
+            }
+        }
         if let e = card.latencyEstimate, !e.used {
             out.append(Finding(code: "latency", severity: .info,
                                message: "the latency could not be estimated from the take (confidence \(String(format: "%.2f", e.confidence)), best guess \(Int(e.latencyMs.rounded())) ms): scored at 0 ms; give the latency if it is known",
@@ -221,6 +240,9 @@ public enum ScoreFindings {
             case "late", "early": return lost?.timing ?? 0
             case "transposed": return lost?.key ?? 0
             case "unsteady_tempo": return lost?.tempoStability ?? 0
+            case "vibrato": return lost?.vibrato ?? 0
+            case "voice_quality": return lost?.voiceQuality ?? 0
+            case "dynamics": return lost?.dynamics ?? 0
             default: return 0
             }
         }

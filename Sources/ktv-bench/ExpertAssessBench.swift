@@ -56,8 +56,9 @@ struct ExpertClip {
     var free: ScoreCard?
 }
 
-func scoreExpertSong(_ song: ExpertSong, referenceSinger: String = "MCUR") -> [ExpertClip] {
-    guard let scorer = try? Scorer(configuration: ScoreConfiguration()) else { return [] }
+func scoreExpertSong(_ song: ExpertSong, settings: AssessSettings = AssessSettings(), referenceSinger: String = "MCUR") -> [ExpertClip] {
+    let rules = KTVRules(configuration: settings.rules)
+    guard let scorer = try? Scorer(configuration: ScoreConfiguration(rules: rules)) else { return [] }
     var references: [Int: ReferenceMelody] = [:]
     var clips: [ExpertClip] = []
     for singer in song.singers {
@@ -66,8 +67,8 @@ func scoreExpertSong(_ song: ExpertSong, referenceSinger: String = "MCUR") -> [E
             guard FileManager.default.fileExists(atPath: take), FileManager.default.fileExists(atPath: refPath) else { continue }
             if references[k] == nil { references[k] = try? scorer.reference(path: nil, audio: refPath) }
             guard let reference = references[k] else { continue }
-            let locked = try? scorer.score(TakeRequest(take: take, estimateLatency: true), reference: reference).card
-            let free = try? scorer.score(TakeRequest(take: take, timing: .free), reference: reference).card
+            let locked = try? scorer.score(TakeRequest(take: take, rules: rules, estimateLatency: true), reference: reference).card
+            let free = try? scorer.score(TakeRequest(take: take, timing: .free, rules: rules), reference: reference).card
             clips.append(ExpertClip(singer: singer, locked: locked, free: free))
         }
     }
@@ -132,9 +133,19 @@ func benchExpertAssess(_ args: [String]) {
         return
     }
     func f(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "—" }
+    // `--set NAME=VALUE`: one general setting changed (the names `assess --sweep` takes).
+    var settings = AssessSettings()
+    if let spec = option("--set", in: args) {
+        let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let value = Double(parts[1]), let set = AssessSettings.setters[parts[0]] else {
+            fail("--set takes NAME=VALUE with one of: " + AssessSettings.setters.keys.sorted().joined(separator: ", "))
+        }
+        set(&settings, value)
+        print("assess-experts: \(parts[0]) = \(value)")
+    }
     for song in songs {
         let started = Date()
-        let clips = scoreExpertSong(song)
+        let clips = scoreExpertSong(song, settings: settings)
         let overall = song.grades["overall"] ?? [:]
         let failures = clips.filter { $0.locked == nil || $0.free == nil }.count
         print("assess-experts: \(song.name): \(song.singers.count) singers, \(clips.count) clips scored in \(String(format: "%.1f", Date().timeIntervalSince(started))) s"

@@ -21,6 +21,7 @@ import KTVSync
         ("melody-metrics", MelodyMetricsConfiguration.Spec.all),
         ("replay", ReplayConfiguration.Spec.all),
         ("score-ktv", KTVRulesConfiguration.Spec.all),
+        ("score-dimensions", DimensionWeights.Spec.all + VibratoMeasure.Spec.all + VoiceQualityMeasure.Spec.all + DynamicsMeasure.Spec.all),
         ("score-agora", AgoraRulesConfiguration.Spec.all),
         ("score-ultrastar", UltraStarRulesConfiguration.Spec.all),
         ("score", ScoreConfiguration.Spec.all + TakeReader.Spec.all + ReferenceOptions.Spec.all),

@@ -141,7 +141,7 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
 
     static let lines = """
     {"id":"a","line":2,"status":"error","reason":"crash","error":"worker died"}
-    {"id":"b","line":3,"status":"ok","elapsed_ms":120,"result":{"rules":"ktv","score":81.5,"score_100":81.5,"latency_ms":120,"judged_share":1,"findings":[{"code":"octave","severity":"info","message":"m1"},{"code":"flat","severity":"warning","message":"sung flat"}]}}
+    {"id":"b","line":3,"status":"ok","elapsed_ms":120,"result":{"rules":"ktv","score":81.5,"score_100":81.5,"latency_ms":120,"judged_share":1,"findings":[{"code":"octave","severity":"info","message":"m1"},{"code":"flat","severity":"warning","message":"sung flat"}],"dimensions":{"intonation":{"score":80.54},"vibrato":{"score":null}},"expert_grade":3.4}}
     {"id":"=cmd","line":4,"status":"error","reason":"missing","error":"x.wav: no such file, \\"quoted\\""}
     not json
     {"id":"a","line":2,"status":"ok","elapsed_ms":300,"result":{"rules":"ktv","score":100,"score_100":100,"latency_ms":0,"judged_share":0.5,"findings":[],"page":"/p/a.html"}}
@@ -182,10 +182,12 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
         let path = try write(Self.lines)
         defer { unlink(path) }
         let rows = try BatchResults.read(path: path).csv().components(separatedBy: "\r\n")
-        #expect(rows[0] == "id,status,rules,score,score_100,latency_ms,judged_share,top_finding,reason,error,elapsed_ms")
-        #expect(rows[1] == "a,ok,ktv,100.00,100.00,0.0,0.500,,,,300")
-        #expect(rows[2] == "b,ok,ktv,81.50,81.50,120.0,1.000,flat,,,120")
-        #expect(rows[3] == "'=cmd,error,,,,,,,missing,\"x.wav: no such file, \"\"quoted\"\"\",")
+        #expect(rows[0] == "id,status,rules,score,score_100,latency_ms,judged_share,top_finding,reason,error,elapsed_ms,"
+                + "intonation,rhythm,vibrato,voice_quality,dynamics,pitch_range,expert_grade")
+        #expect(rows[1] == "a,ok,ktv,100.00,100.00,0.0,0.500,,,,300,,,,,,,")
+        // Each dimension's score (empty when not measured) and the expert grade.
+        #expect(rows[2] == "b,ok,ktv,81.50,81.50,120.0,1.000,flat,,,120,80.5,,,,,,3.40")
+        #expect(rows[3] == "'=cmd,error,,,,,,,missing,\"x.wav: no such file, \"\"quoted\"\"\",,,,,,,,")
         #expect(rows.count == 7 && rows[6] == "")
     }
 
