@@ -69,6 +69,9 @@ public struct BatchResults: Sendable {
                 results.warnings.append("\(name): line \(number) has no \"id\" and \"status\"; it is not a ktv batch result, passed over")
                 continue
             }
+            if let s = outcome.score100, !(0...100).contains(s) {
+                results.warnings.append("\(name): line \(number): score_100 \(s) is outside 0…100, which ktv never writes (the file was edited); the histogram counts it in its nearest bin")
+            }
             if let k = index[outcome.id] {
                 results.takes[k] = outcome
                 results.superseded += 1
@@ -99,11 +102,15 @@ public struct BatchResults: Sendable {
     }
 
     /// Histogram of `score_100` per rule set: `bins` equal bins over 0…100 (100 falls in the last).
+    /// A score outside 0…100 (a results file edited by hand: `read` warns of it) counts in the end
+    /// bin nearest to it; the bin is chosen before any conversion to `Int`, which would trap on 1e308.
     public func histogram(bins: Int = 10) -> [(rules: String, counts: [Int])] {
+        guard bins > 0 else { return [] }
         var out: [String: [Int]] = [:]
         for t in takes where t.isOK {
             guard let s = t.score100, s.isFinite else { continue }
-            let bin = min(bins - 1, max(0, Int(s / 100 * Double(bins))))
+            let x = s / 100 * Double(bins)
+            let bin = x < 1 ? 0 : x >= Double(bins - 1) ? bins - 1 : Int(x)
             out[t.rules ?? "unknown", default: Array(repeating: 0, count: bins)][bin] += 1
         }
         return out.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -115,6 +122,9 @@ public struct BatchResults: Sendable {
         var byRules: [String: [Double]] = [:]
         for t in takes where t.isOK { if let s = t.score { byRules[t.rules ?? "unknown", default: []].append(s) } }
         let elapsed = takes.compactMap(\.elapsedMs).map(Double.init).sorted()
+        // Summed as Double: edited lines of `Int.max` would trap an `Int` sum or conversion.
+        let sum = elapsed.reduce(0, +)
+        let total = Int(exactly: sum).map(JSONValue.int) ?? .double(sum)
         return .object([
             ("results", .string(name)),
             ("lines", .int(linesRead)),
@@ -128,7 +138,7 @@ public struct BatchResults: Sendable {
                 return (name, .object([("count", .int(d.count)), ("mean", r(d.mean)), ("min", r(d.min)), ("p10", r(d.p10)),
                                        ("p50", r(d.p50)), ("p90", r(d.p90)), ("max", r(d.max))]))
             })),
-            ("elapsed_ms", .object([("total", .int(Int(elapsed.reduce(0, +)))), ("p50", elapsed.isEmpty ? .null : r(Stats.median(elapsed) ?? 0)),
+            ("elapsed_ms", .object([("total", total), ("p50", elapsed.isEmpty ? .null : r(Stats.median(elapsed) ?? 0)),
                                     ("p90", elapsed.isEmpty ? .null : r(Stats.percentile(elapsed, 0.9) ?? 0)), ("max", elapsed.last.map { r($0) } ?? .null)])),
             ("warnings", .array(warnings.map(JSONValue.string))),
         ])

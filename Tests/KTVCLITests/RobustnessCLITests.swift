@@ -442,3 +442,20 @@ func fileType(_ path: String) -> mode_t {
         }
     }
 }
+
+// MARK: - 5. results files and manifests a probe writes (issue 31)
+
+@Suite struct BatchReportRobustnessTests {
+    /// `score_100` of 1e308, -1e308 or 99999999999999999999999 crashed the dashboard (exit 132 in
+    /// `BatchResults.histogram`): the take is counted in the nearest bin and a warning names the line.
+    @Test func outOfRangeScoresDoNotCrashTheDashboard() throws {
+        let s = try Scratch()
+        for value in ["1e308", "-1e308", "99999999999999999999999"] {
+            let results = try s.write("r.jsonl", "{\"id\":\"a\",\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":50,\"score_100\":\(value)}}\n")
+            let r = try ktv(["batch", "report", results, "--html", s.path("d.html"), "--csv", s.path("t.csv")])
+            #expect(r.status == 0, "\(value): \(r.stderr)")
+            #expect(r.stderr.contains("r.jsonl: line 1: score_100") && r.stderr.contains("outside 0…100"), "\(value): \(r.stderr)")
+            #expect(FileManager.default.fileExists(atPath: s.path("d.html")))
+        }
+    }
+}
