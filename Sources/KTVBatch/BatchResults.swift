@@ -39,7 +39,12 @@ public struct BatchResults: Sendable {
     public var warnings: [String] = []
 
     /// A results line longer than this is refused (a score card of a long song is well under 10 MB).
-    public static let maxLineBytes = 256 << 20
+    public static let maxLineBytes = 64 << 20
+    /// A results file that is no regular file (standard input, a pipe, a device), whose end may never
+    /// come, is read no further than this.
+    public static let maxStreamBytes = 256 << 20
+    /// Lines passed over are named one by one up to this many, then counted.
+    public static let maxWarnings = 100
 
     public init(name: String, takes: [TakeOutcome]) {
         self.name = name
@@ -52,25 +57,30 @@ public struct BatchResults: Sendable {
         defer { if fd != 0 { close(fd) } }
         var st = stat()
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw .io(.cannotRead(path: path, reason: "is a folder, not a file")) }
+        let isRegular = (st.st_mode & S_IFMT) == S_IFREG
         let name = path == "-" ? "<stdin>" : path
         var results = BatchResults(name: name, takes: [])
         var index: [String: Int] = [:]
-        var reader = FDLineReader(fd: fd)
+        var passedOver = 0
+        func warn(_ text: @autoclosure () -> String) {
+            passedOver += 1
+            if passedOver <= maxWarnings { results.warnings.append(text()) }
+        }
+        var reader = FDLineReader(fd: fd, maxLineBytes: maxLineBytes, maxBytes: isRegular ? Int.max : maxStreamBytes)
         while let bytes = reader.next() {
             results.linesRead += 1
             let number = results.linesRead
-            if bytes.count > maxLineBytes { throw .badResults(path: name, detail: "line \(number) is \(bytes.count >> 20) MB long; that is no results line") }
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
             guard let value = try? JSONReader.parse(bytes), case .object = value else {
-                results.warnings.append("\(name): line \(number) is not a JSON object; passed over")
+                warn("\(name): line \(number) is not a JSON object; passed over")
                 continue
             }
             guard let outcome = TakeOutcome(resultLine: value) else {
-                results.warnings.append("\(name): line \(number) has no \"id\" and \"status\"; it is not a ktv batch result, passed over")
+                warn("\(name): line \(number) has no \"id\" and \"status\"; it is not a ktv batch result, passed over")
                 continue
             }
             if let s = outcome.score100, !(0...100).contains(s) {
-                results.warnings.append("\(name): line \(number): score_100 \(s) is outside 0…100, which ktv never writes (the file was edited); the histogram counts it in its nearest bin")
+                warn("\(name): line \(number): score_100 \(s) is outside 0…100, which ktv never writes (the file was edited); the histogram counts it in its nearest bin")
             }
             if let k = index[outcome.id] {
                 results.takes[k] = outcome
@@ -79,6 +89,16 @@ public struct BatchResults: Sendable {
                 index[outcome.id] = results.takes.count
                 results.takes.append(outcome)
             }
+        }
+        switch reader.overLimit {
+        case .line?:
+            throw .badResults(path: name, detail: "line \(results.linesRead + 1) runs past \(FileIO.describeSize(maxLineBytes)) without an end; that is no results line (a score card of a long song is well under 10 MB)")
+        case .total?:
+            throw .badResults(path: name, detail: "more than \(FileIO.describeSize(maxStreamBytes)) read from a stream (a pipe or a device, not a regular file) without its end; a results file that large must be read as a file")
+        case nil: break
+        }
+        if passedOver > maxWarnings {
+            results.warnings.append("\(name): \(passedOver - maxWarnings) more lines passed over (only the first \(maxWarnings) are named)")
         }
         if reader.unterminatedBytes > 0 {
             results.warnings.append("\(name): line \(results.linesRead + 1) was cut off (\(reader.unterminatedBytes) bytes without an end, from a run that stopped mid-write); passed over")

@@ -41,8 +41,10 @@ public enum FileIOError: Error, Equatable, CustomStringConvertible, Sendable {
 /// replace the device with a regular file.
 public enum FileIO {
     /// Reads a whole file. `-` reads standard input. Fails with `.tooLarge` past `maxBytes` without
-    /// reading further, so a huge or endless input cannot exhaust memory.
-    public static func read(_ path: String, maxBytes: Int = Int.max) throws(FileIOError) -> [UInt8] {
+    /// reading further, so a huge or endless input cannot exhaust memory. `maxStreamBytes`, when
+    /// given, is the limit instead for an input that is no regular file (standard input, a pipe, a
+    /// device such as `/dev/zero`), whose size is unknown until its end.
+    public static func read(_ path: String, maxBytes: Int = Int.max, maxStreamBytes: Int? = nil) throws(FileIOError) -> [UInt8] {
         let fd: Int32
         if path == "-" {
             fd = 0
@@ -52,12 +54,14 @@ public enum FileIO {
         }
         defer { if fd != 0 { close(fd) } }
         var st = stat()
+        var maxBytes = maxBytes
         if fstat(fd, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw .cannotRead(path: path, reason: "is a folder, not a file") }
             if (st.st_mode & S_IFMT) == S_IFREG && Int(st.st_size) > maxBytes {
                 throw .tooLarge(path: path, limitBytes: maxBytes)
             }
         }
+        if (st.st_mode & S_IFMT) != S_IFREG, let maxStreamBytes { maxBytes = maxStreamBytes }
         var out: [UInt8] = []
         if (st.st_mode & S_IFMT) == S_IFREG { out.reserveCapacity(min(Int(st.st_size), maxBytes)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)

@@ -79,6 +79,35 @@ func ktvLimited(_ args: [String], addressSpaceMB: Int, cpuSeconds: Int = 120) th
                       peakRSSBytes: fields[1] * 1024, stderr: errText, stdoutBytes: outSize)
 }
 
+/// Runs `ktv` with nothing on its standard input and kills it when it has not ended within
+/// `seconds`: nil then (it hung, where it must answer promptly).
+func ktvWithin(_ seconds: Double, _ args: [String]) throws -> Run? {
+    let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-within-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: tmp) }
+    let outURL = tmp.appendingPathComponent("out"), errURL = tmp.appendingPathComponent("err")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    let p = Process()
+    p.executableURL = KTVBinary.url
+    p.arguments = args
+    p.standardInput = FileHandle.nullDevice
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let deadline = Date().addingTimeInterval(seconds)
+    while p.isRunning && Date() < deadline { usleep(20_000) }
+    let hung = p.isRunning
+    if hung { kill(p.processIdentifier, SIGKILL) }
+    p.waitUntilExit()
+    try out.close()
+    try err.close()
+    if hung { return nil }
+    return Run(status: p.terminationStatus, stdout: [UInt8](try Data(contentsOf: outURL)),
+               stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+}
+
 func fileType(_ path: String) -> mode_t {
     var st = stat()
     guard lstat(path, &st) == 0 else { return 0 }
@@ -457,5 +486,17 @@ func fileType(_ path: String) -> mode_t {
             #expect(r.stderr.contains("r.jsonl: line 1: score_100") && r.stderr.contains("outside 0…100"), "\(value): \(r.stderr)")
             #expect(FileManager.default.fileExists(atPath: s.path("d.html")))
         }
+    }
+
+    /// `ktv batch report /dev/zero` read one endless line (rescanning it on every block) and never
+    /// ended; `ktv batch /dev/zero` buffered 1 GB and then said I/O error (74). Both stop at a bound
+    /// with exit 65 naming the file.
+    @Test func endlessInputsStopAtABoundWithExit65() throws {
+        let report = try #require(try ktvWithin(60, ["batch", "report", "/dev/zero"]), "ktv batch report /dev/zero did not end")
+        #expect(report.status == 65, "\(report.stderr)")
+        #expect(report.stderr.contains("ktv: /dev/zero: line 1 runs past 64 MB without an end"), "\(report.stderr)")
+        let run = try #require(try ktvWithin(60, ["batch", "/dev/zero", "--progress", "never"]), "ktv batch /dev/zero did not end")
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("ktv: /dev/zero: more than 64 MB read from a stream"), "\(run.stderr)")
     }
 }
