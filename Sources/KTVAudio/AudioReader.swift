@@ -85,6 +85,9 @@ public final class AudioReader {
     /// Opens a file. `stream` picks the audio stream (from 1) of a container read through FFmpeg;
     /// nil takes the best one (the first, usually).
     public convenience init(path: String, stream: Int? = nil) throws(AudioError) {
+        // A FIFO or a device is refused before it is opened: the open of a FIFO waits for a writer,
+        // and a stream's first bytes, once libsndfile has read them, are not there for FFmpeg.
+        if let kind = FileIO.specialFileKind(path) { throw .unreadable(path: path, reason: FileIO.notRegularReason(kind)) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno

@@ -78,8 +78,11 @@ public enum FileIO {
         return out
     }
 
-    /// The first `count` bytes of a file (fewer when it is shorter), to tell its format.
+    /// The first `count` bytes of a file (fewer when it is shorter), to tell its format. Only a
+    /// regular file (or a link to one): the bytes a FIFO or a device gives are gone once read, so the
+    /// reader that follows the sniff would not see them, and opening a FIFO waits for a writer.
     public static func readPrefix(_ path: String, count: Int) throws(FileIOError) -> [UInt8] {
+        if let kind = specialFileKind(path) { throw .cannotRead(path: path, reason: notRegularReason(kind)) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(path: path, reason: readReason(errno)) }
         defer { close(fd) }
@@ -142,6 +145,28 @@ public enum FileIO {
             }
             done += n
         }
+    }
+
+    /// What `path` is when it is neither a regular file nor a folder (links followed): `a FIFO
+    /// (named pipe)`, `a device`, `a socket`; nil for a regular file, a folder, or a path that cannot
+    /// be examined (opening it says why). Looked up without opening it: opening a FIFO would block
+    /// until something writes to it.
+    public static func specialFileKind(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Why an input that must be read more than once (sniffed, then decoded) is refused when it is
+    /// `kind` (`specialFileKind`).
+    public static func notRegularReason(_ kind: String) -> String {
+        "is \(kind), not a regular file; save it to a file first (ktv opens it more than once: its format is told from its first bytes)"
     }
 
     /// `64 MB`, `512 KB`, `12 bytes`: how messages state a limit.

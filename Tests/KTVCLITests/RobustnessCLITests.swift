@@ -500,3 +500,34 @@ func fileType(_ path: String) -> mode_t {
         #expect(run.stderr.contains("ktv: /dev/zero: more than 64 MB read from a stream"), "\(run.stderr)")
     }
 }
+
+// MARK: - 6. audio and takes through a FIFO (issue 31)
+
+@Suite struct AudioFIFORobustnessTests {
+    /// ktv opened an audio or take path up to three times (two sniffs, then the decoder): through a
+    /// FIFO the later opens waited forever for a writer. A FIFO is refused by name before it is
+    /// opened, promptly, with exit 74 and how to get past it.
+    @Test func aFIFOAsAudioOrTakeIsRefusedPromptly() throws {
+        let s = try Scratch()
+        let audio = s.path("take.m4a"), track = s.path("take.csv")
+        #expect(mkfifo(audio, 0o644) == 0)
+        #expect(mkfifo(track, 0o644) == 0)
+        let reference = try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        let real = try s.write("real.wav", wavBytes(rate: 16000, channels: 1, frames: 16000))
+        let runs: [(args: [String], path: String)] = [
+            (["score", audio, "--reference", reference], audio),
+            (["score", track, "--reference", reference], track),
+            (["pitch", audio], audio),
+            (["pitch", real, "--accompaniment", audio], audio),
+            (["split", audio, "--out-dir", s.path("o")], audio),
+            (["score", real, "--reference-audio", audio], audio),
+        ]
+        for (args, path) in runs {
+            let r = try #require(try ktvWithin(20, args), "\(args) hung on a FIFO with no writer")
+            #expect(r.status == 74, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("ktv: \(path): cannot read") && r.stderr.contains("is a FIFO (named pipe), not a regular file; save it to a file first"),
+                    "\(args): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: s.path("o")))
+    }
+}
