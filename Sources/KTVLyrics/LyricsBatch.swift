@@ -4,8 +4,8 @@ import KTVCore
 /// Validating many lyric files in one process: folders walked, files read with the text ceiling,
 /// parsed and validated in parallel (files are independent), findings in input order.
 public enum LyricsBatch {
-    /// File endings a folder walk picks up.
-    public static let extensions: Set<String> = ["krc", "lrc", "elrc", "yrc", "qrc", "xml", "pitch", "txt"]
+    /// File endings a folder walk picks up: every format's (`LyricFormat.fileExtensions`).
+    public static let extensions: Set<String> = Set(LyricFormat.allCases.flatMap(\.fileExtensions))
 
     /// Rule id of the finding for a file over `LyricsParseOptions.maxTextBytes` (a front end may add
     /// how it raises the limit).
