@@ -169,6 +169,29 @@ public enum FileIO {
         "is \(kind), not a regular file; save it to a file first (ktv opens it more than once: its format is told from its first bytes)"
     }
 
+    /// A regular file's identity: its device and inode, links followed.
+    public struct FileID: Hashable, Sendable {
+        public let device: UInt64
+        public let inode: UInt64
+    }
+
+    /// The identity of the regular file `path` names (links followed), nil for anything else (a
+    /// missing path, a folder, a device or FIFO, which an output is written into, never replaces).
+    public static func regularFileID(_ path: String) -> FileID? {
+        guard path != "-" else { return nil }
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Whether two paths name one regular file (the same device and inode): the path itself, a
+    /// symbolic link to it, or a hard link. How an output is kept from replacing an input. `-`
+    /// (a standard stream) and devices (`/dev/null`, a terminal both read and written) never are.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        guard let id = regularFileID(a) else { return false }
+        return regularFileID(b) == id
+    }
+
     /// `64 MB`, `512 KB`, `12 bytes`: how messages state a limit.
     public static func describeSize(_ bytes: Int) -> String {
         if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MB" }

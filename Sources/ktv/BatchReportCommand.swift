@@ -29,6 +29,7 @@ struct BatchReportCommand: ParsableCommand {
     var summary: String?
 
     func run() throws {
+        try refuseOutputsOverInputs([("--html", html), ("--csv", csv), ("--summary", summary)], inputs: [("the results file", results)])
         let read: BatchResults
         do { read = try BatchResults.read(path: results) } catch { throw batchFailure(error) }
         for w in read.warnings { printError("ktv: warning: \(w)") }

@@ -57,6 +57,20 @@ func readInput(_ path: String, maxBytes: Int = Int.max) throws -> [UInt8] {
     }
 }
 
+/// Refuses (exit 64), before anything is read or written, an output that is one of the inputs: the
+/// same regular file, through a symbolic or a hard link too (`FileIO.sameFile`), which writing the
+/// output would replace. `outputs` are `(flag, path)`, `inputs` `(what, path)`, for the message;
+/// `-` and absent paths are passed over.
+func refuseOutputsOverInputs(_ outputs: [(flag: String, path: String?)], inputs: [(what: String, path: String?)]) throws {
+    for case let (flag, output?) in outputs {
+        for case let (what, input?) in inputs where FileIO.sameFile(output, input) {
+            let how = output == input ? "" : " (the same file, through a link)"
+            printError("ktv: \(flag) \(output) is \(what) \(input)\(how): writing it would destroy the input; write it elsewhere")
+            throw ExitCode(KTVExitCode.usage)
+        }
+    }
+}
+
 /// The name a message uses for an input.
 func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
@@ -213,7 +227,7 @@ func batchFailure(_ error: BatchError) -> Error {
         return ExitCode(KTVExitCode.ioError)
     case .invalidParameter:
         return batchUsage(error)
-    case .outputIsManifest:
+    case .outputIsManifest, .outputIsInput:
         printError("ktv: \(error)")
         return ExitCode(KTVExitCode.usage)
     case .badManifest, .badResults:

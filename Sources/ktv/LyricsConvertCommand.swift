@@ -47,6 +47,7 @@ extension LyricsCommand {
         }
 
         func run() throws {
+            try refuseOutputsOverInputs([("-o", output)], inputs: [("the lyric file", file)])
             let writeOptions = try writeOptions()
             let parsed = try readLyrics(file, options: try read.parseOptions())
             try reportParseFindings(parsed, path: file, lenient: lenient)

@@ -80,6 +80,7 @@ extension LyricsCommand {
                     throw ExitCode(KTVExitCode.ioError)
                 }
             }
+            try refuseOutputsOverInputs([("-o", output)], inputs: files.map { ("the lyric file", $0) } + [("--audio", audio)])
             var results: [FileFindings]
             if let audio {
                 let (alignment, layout) = try alignment()

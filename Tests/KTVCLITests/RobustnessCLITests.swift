@@ -531,3 +531,50 @@ func fileType(_ path: String) -> mode_t {
         #expect(!FileManager.default.fileExists(atPath: s.path("o")))
     }
 }
+
+// MARK: - 7. outputs written onto an input (issue 31)
+
+@Suite struct OutputOverInputRobustnessTests {
+    /// Every output was written (atomically) over an input named the same, or linked to it, with exit
+    /// 0; only `ktv batch -o` onto its manifest was refused. Each is exit 64 naming both, the input
+    /// left as it was.
+    @Test func anOutputOntoAnInputIsAUsageErrorAndTheInputSurvives() throws {
+        let s = try Scratch()
+        let take = try s.write("take.wav", wavBytes(rate: 16000, channels: 1, frames: 8000))
+        let track = try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n")
+        let reference = try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        let results = try s.write("res.jsonl", "{\"id\":\"a\",\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":1,\"score_100\":50}}\n")
+        let manifest = try s.write("m.csv", "id,take,reference\nt0,take.csv,ref.json\n")
+        let original = try s.write("d/original.wav", wavBytes(rate: 16000, channels: 2, frames: 8000))
+        let lyric = try s.write("song.krc", goodKRC)
+        let symlink = s.path("link.wav"), hardlink = s.path("hard.wav")
+        try FileManager.default.createSymbolicLink(atPath: symlink, withDestinationPath: take)
+        #expect(link(take, hardlink) == 0)
+        let inputs = [take, track, reference, results, manifest, original, lyric]
+        let before = try inputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let runs: [(args: [String], output: String, input: String)] = [
+            (["pitch", take, "-o", take], take, take),
+            (["pitch", take, "-o", symlink], symlink, take),
+            (["pitch", take, "-o", hardlink], hardlink, take),
+            (["score", take, "--reference", reference, "--html", take], take, take),
+            (["score", track, "--reference", reference, "--svg", reference], reference, reference),
+            (["batch", "report", results, "--html", results], results, results),
+            (["batch", "report", results, "--csv", results], results, results),
+            (["batch", manifest, "-o", s.path("r.jsonl"), "--summary", manifest, "--progress", "never"], manifest, manifest),
+            (["split", original, "--out-dir", s.path("d")], original, original),
+            (["lyrics", "convert", lyric, "--to", "krc", "-o", lyric], lyric, lyric),
+        ]
+        for (args, output, input) in runs {
+            let r = try ktv(args)
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(output) && r.stderr.contains(input) && r.stderr.contains("writing it would destroy the input"), "\(args): \(r.stderr)")
+        }
+        // A summary onto a file a manifest row names (its take) is refused before the results are opened.
+        let r = try ktv(["batch", manifest, "-o", s.path("r.jsonl"), "--summary", track, "--progress", "never"])
+        #expect(r.status == 64 && r.stderr.contains("\(track) is \(track) (\(manifest) line 2, take)"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.path("r.jsonl")))
+        let after = try inputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        #expect(before == after)
+        #expect(fileType(symlink) == S_IFLNK)
+    }
+}
