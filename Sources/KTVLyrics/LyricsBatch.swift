@@ -116,11 +116,12 @@ public enum LyricsBatch {
         }
     }
 
-    /// The error for an input refused by its size: a file's size is known, standard input's only
-    /// that it went past the limit.
+    /// The error for an input refused by its size: a regular file's size is known; of standard
+    /// input, a pipe or a device (whose `st_size` is 0: `/dev/zero` is no empty file) only that it
+    /// went past the limit.
     public static func tooLargeInput(_ path: String, limitBytes: Int) -> LyricsError {
         var st = stat()
-        if path != "-", stat(path, &st) == 0 {
+        if path != "-", stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
             return .tooLarge(limitBytes: limitBytes, detail: "the input is \(st.st_size) bytes")
         }
         return .tooLarge(limitBytes: limitBytes, detail: "the input is more than \(limitBytes) bytes")

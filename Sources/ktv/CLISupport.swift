@@ -50,11 +50,15 @@ func emitStreaming(to path: String?, _ produce: (_ put: ([UInt8]) throws -> Void
 /// Reads an input file (`-` = stdin), mapping failures to exit 74 with the path in the message
 /// (65 when it is over `maxBytes`: the input, not the machine, is the problem).
 func readInput(_ path: String, maxBytes: Int = Int.max) throws -> [UInt8] {
-    do { return try FileIO.read(path, maxBytes: maxBytes) } catch {
-        printError("ktv: \(error)")
-        if case .tooLarge = error { throw ExitCode(KTVExitCode.dataError) }
-        throw ExitCode(KTVExitCode.ioError)
-    }
+    do { return try FileIO.read(path, maxBytes: maxBytes) } catch { throw fileFailure(error) }
+}
+
+/// Exit code and message for a file that cannot be read or written: over its size limit is the
+/// input's problem (65); missing, unreadable or unwritable, the machine's (74).
+func fileFailure(_ error: FileIOError) -> ExitCode {
+    printError("ktv: \(error)")
+    if case .tooLarge = error { return ExitCode(KTVExitCode.dataError) }
+    return ExitCode(KTVExitCode.ioError)
 }
 
 /// Refuses (exit 64), before anything is read or written, an output that is one of the inputs: the
@@ -222,9 +226,8 @@ func batchFailure(_ error: BatchError) -> Error {
     case let .resultsExist(path, bytes):
         printError("ktv: \(path): already holds \(bytes) bytes of results; pass --resume to continue it, or remove it to start over")
         return ExitCode(KTVExitCode.usage)
-    case .io:
-        printError("ktv: \(error)")
-        return ExitCode(KTVExitCode.ioError)
+    case let .io(e):
+        return fileFailure(e)
     case .invalidParameter:
         return batchUsage(error)
     case .outputIsManifest, .outputIsInput:

@@ -578,3 +578,42 @@ func fileType(_ path: String) -> mode_t {
         #expect(fileType(symlink) == S_IFLNK)
     }
 }
+
+// MARK: - 8. inputs over their size limit (issue 31)
+
+@Suite struct OverLimitRobustnessTests {
+    /// A file of `bytes` that takes no disk: its size is all the limit checks look at first.
+    func sparse(_ s: Scratch, _ name: String, bytes: Int) throws -> String {
+        let path = try s.write(name, "")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(bytes))
+        try handle.close()
+        return path
+    }
+
+    /// A reference or a manifest over its size limit was exit 74 (an I/O error): the input is the
+    /// problem, so 65, with the file named.
+    @Test func aReferenceOrManifestOverItsLimitIsBadData() throws {
+        let s = try Scratch()
+        let take = try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n")
+        let reference = try sparse(s, "big.xml", bytes: (64 << 20) + 1)
+        var r = try ktv(["score", take, "--reference", reference])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("ktv: \(reference): larger than the 64 MB limit"), "\(r.stderr)")
+        let manifest = try sparse(s, "big.csv", bytes: (1 << 30) + 1)
+        r = try ktv(["batch", manifest, "--progress", "never"])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("ktv: \(manifest): larger than the 1024 MB limit on manifests"), "\(r.stderr)")
+    }
+
+    /// `ktv lyrics parse /dev/zero` said "the input is 0 bytes, over the 64 MB limit": a device's
+    /// `st_size` is no length.
+    @Test func aStreamOverTheLyricLimitIsNotCalledZeroBytes() throws {
+        for args in [["lyrics", "parse", "/dev/zero"], ["lyrics", "validate", "/dev/zero"]] {
+            let r = try ktv(args)
+            #expect(r.status == 65, "\(args): \(r.stderr)")
+            let text = r.out + r.stderr
+            #expect(!text.contains("is 0 bytes") && text.contains("/dev/zero: ") && text.contains("the input is more than 67108864 bytes, over the 64 MB limit"), "\(args): \(text)")
+        }
+    }
+}

@@ -33,3 +33,10 @@ import KTVCore
         #expect(findings.allSatisfy { $0.diagnostics.contains { $0.severity == .error } }, "\(findings)")
     }
 }
+
+@Suite struct LyricsTooLargeInputTests {
+    @Test func aDeviceOverTheLimitIsNotCalledEmpty() {
+        let device = "\(LyricsBatch.tooLargeInput("/dev/zero", limitBytes: 64 << 20))"
+        #expect(device.hasPrefix("the input is more than 67108864 bytes, over the 64 MB limit"), "\(device)")
+    }
+}
