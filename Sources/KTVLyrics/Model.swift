@@ -33,6 +33,16 @@ public enum LyricFormat: String, Sendable, Codable, CaseIterable {
     /// Lyricify Syllable: `[p]word(start,dur)…` rows, `p` the lead or background and the side.
     case lyricifySyllable = "lys"
 
+    /// Other names the formats go by.
+    public static let aliases: [String: LyricFormat] = ["webvtt": .webVTT, "ssa": .ass]
+
+    /// The format a name gives: its raw value or an alias (`webvtt`), in any case.
+    public init?(name: String) {
+        let key = name.lowercased()
+        guard let format = LyricFormat(rawValue: key) ?? Self.aliases[key] else { return nil }
+        self = format
+    }
+
     /// The file endings the format goes by (lower case, without the dot). `LyricsBatch` walks
     /// folders for these, so a format added here is validated in folders too.
     public var fileExtensions: [String] {

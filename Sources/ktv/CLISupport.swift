@@ -114,8 +114,42 @@ func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyr
 }
 
 extension OffsetSign: ExpressibleByArgument {}
-extension LyricFormat: ExpressibleByArgument {}
-extension LyricsOutputFormat: ExpressibleByArgument {}
+extension LyricFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+}
+
+extension LyricsOutputFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+}
+
+/// An option's value read by `make`, or a usage error that lists the `valid` values and suggests
+/// the nearest of them or of the `aliases` (`--to webvt`: did you mean `webvtt`?).
+func namedValue<T>(_ text: String, _ make: (String) -> T?, valid: [String], aliases: [String] = []) throws -> T {
+    if let value = make(text) { return value }
+    let suggestion = nearest(text, among: valid + aliases.sorted()).map { "did you mean `\($0)`? " } ?? ""
+    throw ValidationError("\(suggestion)valid values: \(valid.joined(separator: ", "))")
+}
+
+/// The string among `valid` nearest to `text`: fewest single-character edits (Levenshtein, case
+/// ignored), the first on a tie; nil when `valid` is empty.
+func nearest(_ text: String, among valid: [String]) -> String? {
+    let a = Array(text.lowercased())
+    func distance(_ word: String) -> Int {
+        let b = Array(word.lowercased())
+        var row = Array(0...b.count)   // edits from a's first i characters to b's first j
+        for (i, x) in a.enumerated() {
+            var diagonal = row[0]
+            row[0] = i + 1
+            for (j, y) in b.enumerated() {
+                let above = row[j + 1]
+                row[j + 1] = min(above + 1, row[j] + 1, diagonal + (x == y ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[b.count]
+    }
+    return valid.min { distance($0) < distance($1) }
+}
 
 /// The command-line spelling of a library parameter: `maxLagSamples` → `--max-lag-samples`, unless
 /// the command names it otherwise in `flags`.

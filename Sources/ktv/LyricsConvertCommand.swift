@@ -15,7 +15,10 @@ extension LyricsCommand {
         @Argument(help: "The lyric file (`-` for standard input).")
         var file: String
 
-        @Option(help: "Target format: \(LyricsOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        @Option(help: "Target format: \(LyricsOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")) (webvtt is vtt).",
+                completion: .list(LyricsOutputFormat.allCases.map(\.rawValue)),
+                transform: { try namedValue($0, LyricsOutputFormat.init(name:), valid: LyricsOutputFormat.allCases.map(\.rawValue),
+                                              aliases: Array(LyricsOutputFormat.aliases.keys)) })
         var to: LyricsOutputFormat
 
         @Flag(help: "With --to qrc: wrap the rows in QQ Music's <QrcInfos> XML document (the same as --to qrc-xml).")

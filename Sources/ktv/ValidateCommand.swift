@@ -90,6 +90,9 @@ extension LyricsCommand {
                     results = checked.results
                 } catch let error as AudioError {
                     throw audioFailure(error)
+                } catch let error as PitchError {
+                    printError("ktv: \(audio): \(error)")
+                    throw ExitCode(KTVExitCode.dataError)
                 }
             } else {
                 results = LyricsBatch.validate(files, options: try read.parseOptions())

@@ -617,3 +617,47 @@ func fileType(_ path: String) -> mode_t {
         }
     }
 }
+
+// MARK: - 9. small edges (issue 31)
+
+@Suite struct SmallEdgesRobustnessTests {
+    @Test func webvttIsAcceptedAndAnUnknownFormatSuggestsTheNearest() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        var r = try ktv(["lyrics", "convert", lyric, "--to", "webvtt"])
+        #expect(r.status == 0 && r.out.hasPrefix("WEBVTT"), "\(r.stderr)")
+        for (typo, nearest) in [("webvt", "webvtt"), ("kcr", "krc"), ("ttm", "ttml")] {
+            r = try ktv(["lyrics", "convert", lyric, "--to", typo])
+            #expect(r.status == 64 && r.stderr.contains("did you mean `\(nearest)`?"), "\(typo): \(r.stderr)")
+        }
+        r = try ktv(["lyrics", "parse", lyric, "--from", "krcc"])
+        #expect(r.status == 64 && r.stderr.contains("did you mean `krc`?"), "\(r.stderr)")
+    }
+
+    /// An M4A whose header is whole and whose data is random decoded to nothing, and the commands
+    /// said "the input has no samples" without the file (`lyrics validate --audio`: exit 1, "Error:").
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs the ffmpeg tool to make the M4A"))
+    func anM4AWhoseDataIsRandomIsNamed() throws {
+        let s = try Scratch()
+        let good = s.path("good.m4a")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac", "-movflags", "+faststart", good]
+        try p.run()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        let mdat = try #require(bytes.indices.dropLast(4).first { bytes[$0..<$0 + 4].elementsEqual("mdat".utf8) })
+        var generator = SystemRandomNumberGenerator()
+        for i in (mdat + 4)..<bytes.count { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
+        let bad = try s.write("bad.m4a", bytes)
+        let reference = try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        let lyric = try s.write("song.krc", goodKRC)
+        for args in [["pitch", bad], ["score", bad, "--reference", reference], ["lyrics", "validate", lyric, "--audio", bad]] {
+            let r = try ktv(args)
+            #expect(r.status == 65, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("ktv: \(bad): reading audio failed: not one frame of the 2."), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("Error:"), "\(args): \(r.stderr)")
+        }
+    }
+}
