@@ -34,6 +34,7 @@ struct BatchReportCommand: ParsableCommand {
         do { read = try BatchResults.read(path: results) } catch { throw batchFailure(error) }
         for w in read.warnings { printError("ktv: warning: \(w)") }
         if let html {
+            for w in BatchDashboard.pageLinks(read).dropped { printError("ktv: warning: \(w)") }
             try emit(Array(BatchDashboard.render(read, outputPath: html).utf8), to: html)
             if html != "-" { printError("ktv: wrote \(html) (open it in a browser)") }
         }

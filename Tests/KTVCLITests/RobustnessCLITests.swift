@@ -488,6 +488,19 @@ func fileType(_ path: String) -> mode_t {
         }
     }
 
+    /// A results line's `page` of `../../../etc/passwd` became a dashboard link there: only a take's
+    /// own page in the pages folder is linked, and the rest are named in warnings.
+    @Test func aTamperedPageIsNotLinked() throws {
+        let s = try Scratch()
+        let line = { (id: String, page: String) in "{\"id\":\"\(id)\",\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":1,\"score_100\":50,\"page\":\"\(page)\"}}\n" }
+        let results = try s.write("r.jsonl", line("t0", s.path("pages/t0.html")) + line("evil", "../../../etc/passwd") + line("t1", s.path("pages/t1.html")))
+        let r = try ktv(["batch", "report", results, "--html", s.path("dash.html")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("ktv: warning: \(results): take `evil`: its page `../../../etc/passwd` is not the page ktv batch writes for it"), "\(r.stderr)")
+        let html = try String(contentsOfFile: s.path("dash.html"), encoding: .utf8)
+        #expect(!html.contains("etc/passwd\"") && html.contains("\"pages/t0.html\"") && html.contains("\"pages/t1.html\""))
+    }
+
     /// `ktv batch report /dev/zero` read one endless line (rescanning it on every block) and never
     /// ended; `ktv batch /dev/zero` buffered 1 GB and then said I/O error (74). Both stop at a bound
     /// with exit 65 naming the file.
