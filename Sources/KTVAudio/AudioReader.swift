@@ -85,6 +85,9 @@ public final class AudioReader {
     /// Opens a file. `stream` picks the audio stream (from 1) of a container read through FFmpeg;
     /// nil takes the best one (the first, usually).
     public convenience init(path: String, stream: Int? = nil) throws(AudioError) {
+        // A FIFO or a device is refused before it is opened: the open of a FIFO waits for a writer,
+        // and a stream's first bytes, once libsndfile has read them, are not there for FFmpeg.
+        if let kind = FileIO.specialFileKind(path) { throw .unreadable(path: path, reason: FileIO.notRegularReason(kind)) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -264,13 +267,18 @@ public final class AudioReader {
 
     /// Reads up to `frames` interleaved frames into `buffer` (resized as needed); returns frames read,
     /// 0 at the end. A decode error ends the stream like the end of the file and sets `truncation`.
+    /// A stream that ends before its first frame decodes (a header, then damaged data) is an error
+    /// naming the file: there is nothing to analyse.
     public func read(into buffer: inout [Float], frames: Int) throws(AudioError) -> Int {
         guard truncation == nil, frames > 0 else { return 0 }
         let need = frames * info.channels
         if buffer.count < need { buffer = [Float](repeating: 0, count: need) }
         let handle: OpaquePointer
         switch source {
-        case let .ffmpeg(d): return readFFmpeg(d, into: &buffer, frames: frames)
+        case let .ffmpeg(d):
+            let n = readFFmpeg(d, into: &buffer, frames: frames)
+            if n == 0, position == 0 { throw nothingDecoded() }
+            return n
         case let .sndfile(h): handle = h
         }
         let got = buffer.withUnsafeMutableBufferPointer { p in
@@ -291,7 +299,16 @@ public final class AudioReader {
                                              claimedS: shortfall.claimedS, reason: shortfall.reason)
             }
         }
+        if n == 0, position == 0 { throw nothingDecoded() }
         return n
+    }
+
+    /// The error for a stream that ended before one frame decoded, though the header gave a length.
+    private func nothingDecoded() -> AudioError {
+        truncation = truncation ?? AudioTruncation(path: path, decodedS: 0, claimedS: info.durationS, reason: nil)
+        let why = truncation?.reason.map { " (\($0))" } ?? ""
+        return .readFailed(path: path, reason: String(format: "not one frame of the %.3f s its header gives could be decoded%@; the file is damaged, or is not the %@ its header says",
+                                                      info.durationS, why, info.formatName))
     }
 
     /// FFmpeg's stream ended: early when the decoder failed, or when it stopped more than 1 % (at

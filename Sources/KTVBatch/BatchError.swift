@@ -9,8 +9,10 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     case badResults(path: String, detail: String)
     /// The results file already holds lines and the run was not asked to continue it.
     case resultsExist(path: String, bytes: Int)
-    /// The results would be written over the manifest itself.
-    case outputIsManifest(path: String)
+    /// The results (or another output) would be written over the manifest itself.
+    case outputIsManifest(path: String, manifest: String)
+    /// An output would be written over a file a manifest row names (`input` says which and where).
+    case outputIsInput(path: String, input: String)
     /// Reading the manifest or writing the results failed.
     case io(FileIOError)
     /// A setting out of range.
@@ -27,7 +29,10 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         case let .badResults(path, detail): return "\(path): \(detail)"
         case let .resultsExist(path, bytes):
             return "\(path): already holds \(bytes) bytes of results; resume the batch to continue it, or remove the file to start over"
-        case let .outputIsManifest(path): return "\(path) is the manifest itself; write the results to another file"
+        case let .outputIsManifest(path, manifest):
+            let how = path == manifest ? "" : " (\(manifest), through a link)"
+            return "\(path) is the manifest itself\(how): writing it would destroy the input; write it elsewhere"
+        case let .outputIsInput(path, input): return "\(path) is \(input), an input of the batch: writing it would destroy the input; write it elsewhere"
         case let .io(error): return "\(error)"
         case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
         }

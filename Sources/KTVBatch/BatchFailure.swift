@@ -54,7 +54,9 @@ public struct BatchFailure: Error, Sendable, Equatable {
         case is AudioError: reason = stage == .reference ? .reference : .audio
         case is PitchError: reason = stage == .reference ? .reference : .take
         case is SyncError: reason = .progressLog
-        case is FileIOError: reason = .io
+        case let e as FileIOError:
+            // Over its size limit the file is unusable (bad data), not unreadable.
+            if case .tooLarge = e { reason = stage == .reference ? .reference : .take } else { reason = .io }
         default: reason = stage == .reference ? .reference : .scoring
         }
     }

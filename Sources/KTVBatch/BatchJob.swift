@@ -8,12 +8,23 @@ public struct BatchJob: Sendable {
     public let results: ResultsLog
 
     /// Reads the manifest (`-`: standard input) and opens the results (`-`: standard output).
-    /// Refused: results that would overwrite the manifest itself (the same file, links followed).
-    public init(manifestPath: String, outputPath: String, resume: Bool, retryCrashed: Bool) throws(BatchError) {
-        if outputPath != "-", manifestPath != "-", Self.sameFile(outputPath, manifestPath) {
-            throw .outputIsManifest(path: outputPath)
-        }
+    /// Refused, before the results are opened: results, or any of `alsoWriting` (the other files the
+    /// caller will write: a summary), that would overwrite the manifest itself or a file a row names
+    /// (the same file, links followed: `FileIO.sameFile`).
+    public init(manifestPath: String, outputPath: String, resume: Bool, retryCrashed: Bool, alsoWriting: [String] = []) throws(BatchError) {
+        let outputs = ([outputPath] + alsoWriting).compactMap { path in FileIO.regularFileID(path).map { (path, $0) } }
+        let manifestID = FileIO.regularFileID(manifestPath)
+        if let hit = outputs.first(where: { $0.1 == manifestID }) { throw .outputIsManifest(path: hit.0, manifest: manifestPath) }
         manifest = try Manifest.read(path: manifestPath)
+        if !outputs.isEmpty {
+            for row in manifest.rows {
+                for column in ManifestColumn.paths {
+                    guard let value = row[column], let id = FileIO.regularFileID(manifest.resolve(value)),
+                          let hit = outputs.first(where: { $0.1 == id }) else { continue }
+                    throw .outputIsInput(path: hit.0, input: "\(manifest.resolve(value)) (\(manifest.name) line \(row.line), \(column.rawValue))")
+                }
+            }
+        }
         results = try ResultsLog(path: outputPath == "-" ? nil : outputPath, resume: resume, retryCrashed: retryCrashed)
     }
 
@@ -23,11 +34,5 @@ public struct BatchJob: Sendable {
     public func run(configuration: BatchConfiguration, stop: BatchStop = BatchStop(),
                     progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }) async throws(BatchError) -> BatchSummary {
         try await BatchRunner.run(manifest, configuration: configuration, results: results, stop: stop, progress: progress)
-    }
-
-    /// Whether two paths name one file (same device and inode), links followed.
-    static func sameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 }

@@ -44,7 +44,12 @@ public struct BatchResults: Sendable {
     public var warnings: [String] = []
 
     /// A results line longer than this is refused (a score card of a long song is well under 10 MB).
-    public static let maxLineBytes = 256 << 20
+    public static let maxLineBytes = 64 << 20
+    /// A results file that is no regular file (standard input, a pipe, a device), whose end may never
+    /// come, is read no further than this.
+    public static let maxStreamBytes = 256 << 20
+    /// Lines passed over are named one by one up to this many, then counted.
+    public static let maxWarnings = 100
 
     public init(name: String, takes: [TakeOutcome]) {
         self.name = name
@@ -57,22 +62,30 @@ public struct BatchResults: Sendable {
         defer { if fd != 0 { close(fd) } }
         var st = stat()
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw .io(.cannotRead(path: path, reason: "is a folder, not a file")) }
+        let isRegular = (st.st_mode & S_IFMT) == S_IFREG
         let name = path == "-" ? "<stdin>" : path
         var results = BatchResults(name: name, takes: [])
         var index: [String: Int] = [:]
-        var reader = FDLineReader(fd: fd)
+        var passedOver = 0
+        func warn(_ text: @autoclosure () -> String) {
+            passedOver += 1
+            if passedOver <= maxWarnings { results.warnings.append(text()) }
+        }
+        var reader = FDLineReader(fd: fd, maxLineBytes: maxLineBytes, maxBytes: isRegular ? Int.max : maxStreamBytes)
         while let bytes = reader.next() {
             results.linesRead += 1
             let number = results.linesRead
-            if bytes.count > maxLineBytes { throw .badResults(path: name, detail: "line \(number) is \(bytes.count >> 20) MB long; that is no results line") }
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
             guard let value = try? JSONReader.parse(bytes), case .object = value else {
-                results.warnings.append("\(name): line \(number) is not a JSON object; passed over")
+                warn("\(name): line \(number) is not a JSON object; passed over")
                 continue
             }
             guard let outcome = TakeOutcome(resultLine: value) else {
-                results.warnings.append("\(name): line \(number) has no \"id\" and \"status\"; it is not a ktv batch result, passed over")
+                warn("\(name): line \(number) has no \"id\" and \"status\"; it is not a ktv batch result, passed over")
                 continue
+            }
+            if let s = outcome.score100, !(0...100).contains(s) {
+                warn("\(name): line \(number): score_100 \(s) is outside 0…100, which ktv never writes (the file was edited); the histogram counts it in its nearest bin")
             }
             if let k = index[outcome.id] {
                 results.takes[k] = outcome
@@ -81,6 +94,16 @@ public struct BatchResults: Sendable {
                 index[outcome.id] = results.takes.count
                 results.takes.append(outcome)
             }
+        }
+        switch reader.overLimit {
+        case .line?:
+            throw .badResults(path: name, detail: "line \(results.linesRead + 1) runs past \(FileIO.describeSize(maxLineBytes)) without an end; that is no results line (a score card of a long song is well under 10 MB)")
+        case .total?:
+            throw .badResults(path: name, detail: "more than \(FileIO.describeSize(maxStreamBytes)) read from a stream (a pipe or a device, not a regular file) without its end; a results file that large must be read as a file")
+        case nil: break
+        }
+        if passedOver > maxWarnings {
+            results.warnings.append("\(name): \(passedOver - maxWarnings) more lines passed over (only the first \(maxWarnings) are named)")
         }
         if reader.unterminatedBytes > 0 {
             results.warnings.append("\(name): line \(results.linesRead + 1) was cut off (\(reader.unterminatedBytes) bytes without an end, from a run that stopped mid-write); passed over")
@@ -104,11 +127,15 @@ public struct BatchResults: Sendable {
     }
 
     /// Histogram of `score_100` per rule set: `bins` equal bins over 0…100 (100 falls in the last).
+    /// A score outside 0…100 (a results file edited by hand: `read` warns of it) counts in the end
+    /// bin nearest to it; the bin is chosen before any conversion to `Int`, which would trap on 1e308.
     public func histogram(bins: Int = 10) -> [(rules: String, counts: [Int])] {
+        guard bins > 0 else { return [] }
         var out: [String: [Int]] = [:]
         for t in takes where t.isOK {
             guard let s = t.score100, s.isFinite else { continue }
-            let bin = min(bins - 1, max(0, Int(s / 100 * Double(bins))))
+            let x = s / 100 * Double(bins)
+            let bin = x < 1 ? 0 : x >= Double(bins - 1) ? bins - 1 : Int(x)
             out[t.rules ?? "unknown", default: Array(repeating: 0, count: bins)][bin] += 1
         }
         return out.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -120,6 +147,9 @@ public struct BatchResults: Sendable {
         var byRules: [String: [Double]] = [:]
         for t in takes where t.isOK { if let s = t.score { byRules[t.rules ?? "unknown", default: []].append(s) } }
         let elapsed = takes.compactMap(\.elapsedMs).map(Double.init).sorted()
+        // Summed as Double: edited lines of `Int.max` would trap an `Int` sum or conversion.
+        let sum = elapsed.reduce(0, +)
+        let total = Int(exactly: sum).map(JSONValue.int) ?? .double(sum)
         return .object([
             ("results", .string(name)),
             ("lines", .int(linesRead)),
@@ -133,7 +163,7 @@ public struct BatchResults: Sendable {
                 return (name, .object([("count", .int(d.count)), ("mean", r(d.mean)), ("min", r(d.min)), ("p10", r(d.p10)),
                                        ("p50", r(d.p50)), ("p90", r(d.p90)), ("max", r(d.max))]))
             })),
-            ("elapsed_ms", .object([("total", .int(Int(elapsed.reduce(0, +)))), ("p50", elapsed.isEmpty ? .null : r(Stats.median(elapsed) ?? 0)),
+            ("elapsed_ms", .object([("total", total), ("p50", elapsed.isEmpty ? .null : r(Stats.median(elapsed) ?? 0)),
                                     ("p90", elapsed.isEmpty ? .null : r(Stats.percentile(elapsed, 0.9) ?? 0)), ("max", elapsed.last.map { r($0) } ?? .null)])),
             ("warnings", .array(warnings.map(JSONValue.string))),
         ])

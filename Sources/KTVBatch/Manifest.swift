@@ -52,12 +52,21 @@ public struct Manifest: Sendable {
 
     /// Manifests larger than this are refused rather than read: split them (or use `--shard`).
     public static let maxBytes = 1 << 30
+    /// A manifest that is no regular file (standard input, a pipe, a device: its size unknown until
+    /// its end, which `/dev/zero` never reaches) is read no further than this.
+    public static let maxStreamBytes = 64 << 20
 
     /// Reads a manifest file (`-`: standard input, whose relative paths are from the current folder).
+    /// Over its size limit it is a bad manifest (the data, not the machine, is the problem).
     public static func read(path: String) throws(BatchError) -> Manifest {
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(path, maxBytes: maxBytes) } catch { throw .io(error) }
         let name = path == "-" ? "<stdin>" : path
+        do { bytes = try FileIO.read(path, maxBytes: maxBytes, maxStreamBytes: maxStreamBytes) } catch {
+            guard case let .tooLarge(_, limit) = error else { throw .io(error) }
+            throw .badManifest(path: name, line: nil, detail: limit == maxBytes
+                ? "larger than the \(FileIO.describeSize(limit)) limit on manifests; split it into several"
+                : "more than \(FileIO.describeSize(limit)) read from a stream (a pipe or a device, not a regular file) without its end; save a manifest that large to a file")
+        }
         let base = path == "-" ? FileManager.default.currentDirectoryPath : (path as NSString).deletingLastPathComponent
         return try parse(bytes, name: name, baseDirectory: base.isEmpty ? "." : base,
                          format: path.hasSuffix(".csv") ? .csv : (path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson")) ? .jsonl : nil)

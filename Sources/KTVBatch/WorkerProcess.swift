@@ -231,19 +231,35 @@ final class TailBuffer: @unchecked Sendable {
     }
 }
 
-/// Lines from a descriptor, read in blocks (a line is one message, so its length is not bounded here
-/// beyond what a result is).
+/// Lines from a descriptor, read in blocks. `maxLineBytes` bounds a line (a results file's reader
+/// sets it; a worker's pipes do not), and `maxBytes` everything read: past either, reading ends as
+/// at the end of the input with `overLimit` set, so an endless input (`/dev/zero`, `/dev/urandom`)
+/// costs neither unbounded memory nor unbounded time.
 struct FDLineReader {
     let fd: Int32
     /// Keeps the descriptor's owner (a `FileHandle`) alive while it is read.
     let owner: AnyObject?
+    let maxLineBytes: Int
+    let maxBytes: Int
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Where the search for a newline resumes: the bytes from `start` up to here hold none (without
+    /// it, each block read would scan the whole pending line again: quadratic in a long line).
+    private var searched = 0
     private var atEnd = false
+    /// Bytes read from the descriptor so far.
+    private(set) var bytesRead = 0
+    /// Why reading stopped short of the end, when it did: `.line` (a line longer than
+    /// `maxLineBytes`) or `.total` (more than `maxBytes` read).
+    private(set) var overLimit: Limit?
 
-    init(fd: Int32, keeping owner: AnyObject? = nil) {
+    enum Limit: Equatable { case line, total }
+
+    init(fd: Int32, keeping owner: AnyObject? = nil, maxLineBytes: Int = Int.max, maxBytes: Int = Int.max) {
         self.fd = fd
         self.owner = owner
+        self.maxLineBytes = maxLineBytes
+        self.maxBytes = maxBytes
     }
 
     enum Next { case line([UInt8]), end, timedOut }
@@ -261,13 +277,20 @@ struct FDLineReader {
     mutating func next(timeoutS: Double?) -> Next {
         let deadline = timeoutS.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) }
         while true {
-            if let nl = buffer[start...].firstIndex(of: 0x0A) {
+            if let nl = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[start..<nl])
                 start = nl + 1
-                if start > 1 << 16 { buffer.removeFirst(start); start = 0 }
+                searched = start
+                if start > 1 << 16 { buffer.removeFirst(start); start = 0; searched = 0 }
                 return .line(line)
             }
+            searched = buffer.count
             guard !atEnd else { return .end }
+            if buffer.count - start > maxLineBytes || bytesRead > maxBytes {
+                overLimit = buffer.count - start > maxLineBytes ? .line : .total
+                atEnd = true
+                return .end
+            }
             if let deadline {
                 let now = DispatchTime.now().uptimeNanoseconds
                 guard now < deadline else { return .timedOut }
@@ -281,6 +304,7 @@ struct FDLineReader {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { atEnd = true; continue }
+            bytesRead += n
             buffer += chunk[0..<n]
         }
     }

@@ -41,8 +41,10 @@ public enum FileIOError: Error, Equatable, CustomStringConvertible, Sendable {
 /// replace the device with a regular file.
 public enum FileIO {
     /// Reads a whole file. `-` reads standard input. Fails with `.tooLarge` past `maxBytes` without
-    /// reading further, so a huge or endless input cannot exhaust memory.
-    public static func read(_ path: String, maxBytes: Int = Int.max) throws(FileIOError) -> [UInt8] {
+    /// reading further, so a huge or endless input cannot exhaust memory. `maxStreamBytes`, when
+    /// given, is the limit instead for an input that is no regular file (standard input, a pipe, a
+    /// device such as `/dev/zero`), whose size is unknown until its end.
+    public static func read(_ path: String, maxBytes: Int = Int.max, maxStreamBytes: Int? = nil) throws(FileIOError) -> [UInt8] {
         let fd: Int32
         if path == "-" {
             fd = 0
@@ -52,12 +54,14 @@ public enum FileIO {
         }
         defer { if fd != 0 { close(fd) } }
         var st = stat()
+        var maxBytes = maxBytes
         if fstat(fd, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw .cannotRead(path: path, reason: "is a folder, not a file") }
             if (st.st_mode & S_IFMT) == S_IFREG && Int(st.st_size) > maxBytes {
                 throw .tooLarge(path: path, limitBytes: maxBytes)
             }
         }
+        if (st.st_mode & S_IFMT) != S_IFREG, let maxStreamBytes { maxBytes = maxStreamBytes }
         var out: [UInt8] = []
         if (st.st_mode & S_IFMT) == S_IFREG { out.reserveCapacity(min(Int(st.st_size), maxBytes)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -74,8 +78,11 @@ public enum FileIO {
         return out
     }
 
-    /// The first `count` bytes of a file (fewer when it is shorter), to tell its format.
+    /// The first `count` bytes of a file (fewer when it is shorter), to tell its format. Only a
+    /// regular file (or a link to one): the bytes a FIFO or a device gives are gone once read, so the
+    /// reader that follows the sniff would not see them, and opening a FIFO waits for a writer.
     public static func readPrefix(_ path: String, count: Int) throws(FileIOError) -> [UInt8] {
+        if let kind = specialFileKind(path) { throw .cannotRead(path: path, reason: notRegularReason(kind)) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(path: path, reason: readReason(errno)) }
         defer { close(fd) }
@@ -138,6 +145,51 @@ public enum FileIO {
             }
             done += n
         }
+    }
+
+    /// What `path` is when it is neither a regular file nor a folder (links followed): `a FIFO
+    /// (named pipe)`, `a device`, `a socket`; nil for a regular file, a folder, or a path that cannot
+    /// be examined (opening it says why). Looked up without opening it: opening a FIFO would block
+    /// until something writes to it.
+    public static func specialFileKind(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Why an input that must be read more than once (sniffed, then decoded) is refused when it is
+    /// `kind` (`specialFileKind`).
+    public static func notRegularReason(_ kind: String) -> String {
+        "is \(kind), not a regular file; save it to a file first (ktv opens it more than once: its format is told from its first bytes)"
+    }
+
+    /// A regular file's identity: its device and inode, links followed.
+    public struct FileID: Hashable, Sendable {
+        public let device: UInt64
+        public let inode: UInt64
+    }
+
+    /// The identity of the regular file `path` names (links followed), nil for anything else (a
+    /// missing path, a folder, a device or FIFO, which an output is written into, never replaces).
+    public static func regularFileID(_ path: String) -> FileID? {
+        guard path != "-" else { return nil }
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Whether two paths name one regular file (the same device and inode): the path itself, a
+    /// symbolic link to it, or a hard link. How an output is kept from replacing an input. `-`
+    /// (a standard stream) and devices (`/dev/null`, a terminal both read and written) never are.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        guard let id = regularFileID(a) else { return false }
+        return regularFileID(b) == id
     }
 
     /// `64 MB`, `512 KB`, `12 bytes`: how messages state a limit.

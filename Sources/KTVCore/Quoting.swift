@@ -21,6 +21,26 @@ public func quoted<S: StringProtocol>(_ text: S, limit: Int = 80) -> String {
     return out + "`"
 }
 
+/// `text` with its control characters (C0, DEL, C1: a NUL, an escape sequence) written as `\n`,
+/// `\r`, `\t` or `\u{…}`, so a message quoting input stays one line and shows what is there.
+public func escapingControlCharacters<S: StringProtocol>(_ text: S) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.properties.generalCategory == .control {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out
+}
+
 /// `s` with `&`, `<`, `>` and `"` escaped for XML text and attribute values (SVG reports).
 public func xmlEscaped(_ s: String) -> String {
     var o = ""

@@ -38,8 +38,24 @@ public enum TextDecodingError: Error, Equatable, CustomStringConvertible, Sendab
 
 /// Decodes lyric text: UTF-8 with or without BOM, UTF-16 with BOM; anything else is tried as
 /// GB18030 (the usual legacy encoding of Chinese lyric files), which the caller should warn about.
+/// UTF-32 is refused by name.
 public enum TextDecoder {
+    /// `UTF-32LE`, `UTF-32BE` (with what says so) when the bytes are UTF-32 text: its byte-order
+    /// mark, or a first character of one byte and three NULs (an ASCII character, in UTF-32).
+    static func utf32(_ b: [UInt8]) -> String? {
+        guard b.count >= 4 else { return nil }
+        if b[0] == 0xFF, b[1] == 0xFE, b[2] == 0, b[3] == 0 { return "UTF-32LE (its byte-order mark)" }
+        if b[0] == 0, b[1] == 0, b[2] == 0xFE, b[3] == 0xFF { return "UTF-32BE (its byte-order mark)" }
+        if b[0] != 0, b[1] == 0, b[2] == 0, b[3] == 0 { return "UTF-32LE (a character and three NUL bytes)" }
+        if b[0] == 0, b[1] == 0, b[2] == 0, b[3] != 0 { return "UTF-32BE (three NUL bytes and a character)" }
+        return nil
+    }
+
     public static func decode(_ bytes: [UInt8]) throws(TextDecodingError) -> DecodedText {
+        // Before UTF-16: UTF-32LE's mark starts with UTF-16LE's, and without a mark its NULs are valid UTF-8.
+        if let name = utf32(bytes) {
+            throw TextDecodingError.undecodable(byteOffset: 0, detail: "the text is \(name), which ktv does not read; re-save the file as UTF-8")
+        }
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             let body = Array(bytes[3...])
             if let bad = firstInvalidUTF8(body) {

@@ -4,8 +4,8 @@ import KTVCore
 /// Validating many lyric files in one process: folders walked, files read with the text ceiling,
 /// parsed and validated in parallel (files are independent), findings in input order.
 public enum LyricsBatch {
-    /// File endings a folder walk picks up.
-    public static let extensions: Set<String> = ["krc", "lrc", "elrc", "yrc", "qrc", "xml", "pitch", "txt"]
+    /// File endings a folder walk picks up: every format's (`LyricFormat.fileExtensions`).
+    public static let extensions: Set<String> = Set(LyricFormat.allCases.flatMap(\.fileExtensions))
 
     /// Rule id of the finding for a file over `LyricsParseOptions.maxTextBytes` (a front end may add
     /// how it raises the limit).
@@ -116,11 +116,12 @@ public enum LyricsBatch {
         }
     }
 
-    /// The error for an input refused by its size: a file's size is known, standard input's only
-    /// that it went past the limit.
+    /// The error for an input refused by its size: a regular file's size is known; of standard
+    /// input, a pipe or a device (whose `st_size` is 0: `/dev/zero` is no empty file) only that it
+    /// went past the limit.
     public static func tooLargeInput(_ path: String, limitBytes: Int) -> LyricsError {
         var st = stat()
-        if path != "-", stat(path, &st) == 0 {
+        if path != "-", stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
             return .tooLarge(limitBytes: limitBytes, detail: "the input is \(st.st_size) bytes")
         }
         return .tooLarge(limitBytes: limitBytes, detail: "the input is more than \(limitBytes) bytes")

@@ -23,6 +23,16 @@ public enum LyricsOutputFormat: String, Sendable, CaseIterable {
     case lys
     case json
     case srt
+
+    /// Other names the formats go by.
+    public static let aliases: [String: LyricsOutputFormat] = ["webvtt": .vtt, "ssa": .ass]
+
+    /// The format a name gives: its raw value or an alias (`webvtt`), in any case.
+    public init?(name: String) {
+        let key = name.lowercased()
+        guard let format = LyricsOutputFormat(rawValue: key) ?? Self.aliases[key] else { return nil }
+        self = format
+    }
 }
 
 public struct LyricsWriteOptions: Sendable {

@@ -32,6 +32,36 @@ public enum LyricFormat: String, Sendable, Codable, CaseIterable {
     case ttml
     /// Lyricify Syllable: `[p]word(start,dur)…` rows, `p` the lead or background and the side.
     case lyricifySyllable = "lys"
+
+    /// Other names the formats go by.
+    public static let aliases: [String: LyricFormat] = ["webvtt": .webVTT, "ssa": .ass]
+
+    /// The format a name gives: its raw value or an alias (`webvtt`), in any case.
+    public init?(name: String) {
+        let key = name.lowercased()
+        guard let format = LyricFormat(rawValue: key) ?? Self.aliases[key] else { return nil }
+        self = format
+    }
+
+    /// The file endings the format goes by (lower case, without the dot). `LyricsBatch` walks
+    /// folders for these, so a format added here is validated in folders too.
+    public var fileExtensions: [String] {
+        switch self {
+        case .krc: return ["krc"]
+        case .krcText: return ["krc", "txt"]   // what `ktv lyrics decrypt` writes is often saved as .txt
+        case .lrc: return ["lrc"]
+        case .enhancedLRC: return ["lrc", "elrc"]
+        case .yrc: return ["yrc"]
+        case .qrc: return ["qrc"]
+        case .qrcXML, .miguXML: return ["xml"]
+        case .agoraPitchJSON, .agoraPitchBinary: return ["pitch"]
+        case .json: return ["json"]
+        case .ass: return ["ass", "ssa"]
+        case .webVTT: return ["vtt"]
+        case .ttml: return ["ttml"]
+        case .lyricifySyllable: return ["lys"]
+        }
+    }
 }
 
 /// One `[key:value]` tag, kept in file order with the key as written.

@@ -153,11 +153,12 @@ extension Scan {
         return end == s.endIndex ? s : String(s[..<end]) + "…"
     }
 
-    /// A short, printable excerpt of a row for messages (at most 40 characters).
+    /// A row as messages quote it: at most 40 characters, control characters escaped (a NUL, an
+    /// escape sequence), so what is there shows and the message stays one line.
     static func preview(_ b: ArraySlice<UInt8>) -> String {
         let s = string(b)
-        if s.count <= 40 { return s }
-        return String(s.prefix(40)) + "…"
+        if s.count <= 40 { return escapingControlCharacters(s) }
+        return escapingControlCharacters(s.prefix(40)) + "…"
     }
 }
 

@@ -120,7 +120,10 @@ struct WebVTTParser {
             let timing = Scan.string(block[t].bytes).components(separatedBy: "-->")
             let endField = timing.count > 1 ? (timing[1].trimmingSpaces.split(separator: " ").first.map(String.init) ?? "") : ""
             guard timing.count == 2, let start = Self.time(timing[0].trimmingSpaces), let end = Self.time(endField) else {
-                diags.append(.error("invalid-time", line: block[t].number, "a cue timing must be `hh:mm:ss.ttt --> hh:mm:ss.ttt`; found `\(Scan.preview(block[t].bytes))`"))
+                let negative = timing.contains { $0.trimmingSpaces.hasPrefix("-") }
+                diags.append(.error("invalid-time", line: block[t].number, negative
+                    ? "a cue time cannot be negative; found `\(Scan.preview(block[t].bytes))`"
+                    : "a cue timing must be `hh:mm:ss.ttt --> hh:mm:ss.ttt`; found `\(Scan.preview(block[t].bytes))`"))
                 continue
             }
             let textRows = block[(t + 1)...].map { Scan.string($0.bytes) }
@@ -139,15 +142,17 @@ struct WebVTTParser {
         return lyrics
     }
 
-    /// `hh:mm:ss.ttt` or `mm:ss.ttt` in ms.
+    /// `hh:mm:ss.ttt` or `mm:ss.ttt` in ms. Every field is ASCII digits only: `Int("-00")` is 0, so
+    /// `-00:01.000` would otherwise read as 1000 ms (and `+01` as 1).
     static func time(_ raw: String) -> Int? {
+        func digits(_ s: Substring) -> Int? { !s.isEmpty && s.allSatisfy { ("0"..."9").contains($0) } ? Int(s) : nil }
         let parts = raw.split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count) else { return nil }
-        let h = parts.count == 3 ? Int(parts[0]) : 0
-        let m = Int(parts[parts.count - 2])
+        let h = parts.count == 3 ? digits(parts[0]) : 0
+        let m = digits(parts[parts.count - 2])
         let sec = parts[parts.count - 1].split(separator: ".", omittingEmptySubsequences: false)
-        guard let h, let m, h >= 0, h < 100_000, (0..<60).contains(m), sec.count == 2, sec[0].count == 2, sec[1].count == 3,
-              let s = Int(sec[0]), (0..<60).contains(s), let f = Int(sec[1]), sec[1].allSatisfy(\.isASCII) else { return nil }
+        guard let h, let m, h < 100_000, m < 60, sec.count == 2, sec[0].count == 2, sec[1].count == 3,
+              let s = digits(sec[0]), s < 60, let f = digits(sec[1]) else { return nil }
         return ((h * 60 + m) * 60 + s) * 1000 + f
     }
 

@@ -11,8 +11,57 @@ public enum BatchDashboard {
     /// Takes listed as the slowest.
     public static let slowestCount = 10
 
-    /// `outputPath` places the links to the takes' pages relative to the dashboard.
+    /// The takes' pages the dashboard links to, by take id, and a sentence for each `page` it leaves
+    /// out. A page is linked only when it is the file `ktv batch --html-dir` writes for the take
+    /// (`TakePageWriter.fileName(id:)`) in the pages folder: the folder the results' pages are in
+    /// (the one most are in; on a tie, one that does not climb with `..`, then the first). So a
+    /// results line edited to `"page": "../../../etc/passwd"` gives no link out of the folder.
+    public static func pageLinks(_ results: BatchResults) -> (pages: [String: String], dropped: [String]) {
+        var named: [(id: String, page: String, folder: String)] = []
+        var dropped: [String] = []
+        for t in results.takes {
+            guard let page = t.page else { continue }
+            guard (page as NSString).lastPathComponent == TakePageWriter.fileName(id: t.id) else {
+                dropped.append("\(results.name): take \(quoted(t.id)): its page \(quoted(page)) is not the page ktv batch writes for it (\(TakePageWriter.fileName(id: t.id))); not linked")
+                continue
+            }
+            named.append((t.id, page, lexicalFolder(page)))
+        }
+        var count: [String: Int] = [:], order: [String] = []
+        for n in named {
+            if count[n.folder] == nil { order.append(n.folder) }
+            count[n.folder, default: 0] += 1
+        }
+        let climbs = { (folder: String) in folder.split(separator: "/").contains("..") }
+        let folder = order.enumerated().min { a, b in
+            let ka = (-(count[a.element] ?? 0), climbs(a.element) ? 1 : 0, a.offset)
+            let kb = (-(count[b.element] ?? 0), climbs(b.element) ? 1 : 0, b.offset)
+            return ka < kb
+        }?.element
+        var pages: [String: String] = [:]
+        for n in named {
+            if n.folder == folder { pages[n.id] = n.page; continue }
+            dropped.append("\(results.name): take \(quoted(n.id)): its page \(quoted(n.page)) is outside the pages folder \(quoted(folder ?? "")); not linked")
+        }
+        return (pages, dropped)
+    }
+
+    /// The folder of `path` with `.` and `a/..` taken out, as written (nothing is looked up on disk).
+    static func lexicalFolder(_ path: String) -> String {
+        var parts: [Substring] = []
+        for segment in path.split(separator: "/", omittingEmptySubsequences: true).dropLast() {
+            if segment == "." { continue }
+            if segment == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            if segment == "..", path.hasPrefix("/") { continue }   // above the root is the root
+            parts.append(segment)
+        }
+        return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+    }
+
+    /// `outputPath` places the links to the takes' pages relative to the dashboard; only the pages
+    /// `pageLinks` keeps are linked.
     public static func render(_ results: BatchResults, outputPath: String) -> String {
+        let pages = pageLinks(results).pages
         func n(_ v: Double?, _ digits: Double = 10) -> JSONValue { v.map { .double(($0 * digits).rounded() / digits) } ?? .null }
         func take(_ t: TakeOutcome) -> JSONValue {
             .object([
@@ -22,7 +71,7 @@ public enum BatchDashboard {
                 ("top_finding", t.topFinding.map(JSONValue.string) ?? .null), ("top_finding_message", t.topFindingMessage.map(JSONValue.string) ?? .null),
                 ("reason", t.reason.map(JSONValue.string) ?? .null), ("error", t.error.map(JSONValue.string) ?? .null),
                 ("elapsed_ms", t.elapsedMs.map(JSONValue.int) ?? .null),
-                ("page", t.page.map { .string(TakePage.link(from: outputPath, to: $0)) } ?? .null),
+                ("page", pages[t.id].map { .string(TakePage.link(from: outputPath, to: $0)) } ?? .null),
             ])
         }
         let data = JSONValue.object([

@@ -127,7 +127,9 @@ struct BatchRunCommand: AsyncParsableCommand {
         config.isolation = .childProcesses(.thisProgram(adding: ["--worker"]))
         if let htmlDir { try makeFolder(htmlDir) }
         let job: BatchJob
-        do { job = try BatchJob(manifestPath: manifest, outputPath: output, resume: resume, retryCrashed: retryCrashed) } catch { throw batchFailure(error) }
+        do {
+            job = try BatchJob(manifestPath: manifest, outputPath: output, resume: resume, retryCrashed: retryCrashed, alsoWriting: summary.map { [$0] } ?? [])
+        } catch { throw batchFailure(error) }
         for w in job.warnings { printError("ktv: warning: \(w)") }
         let display = ProgressDisplay(mode: progress)
         let interruption = BatchInterruption(results: job.results, display: display)

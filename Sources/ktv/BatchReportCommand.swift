@@ -29,10 +29,12 @@ struct BatchReportCommand: ParsableCommand {
     var summary: String?
 
     func run() throws {
+        try refuseOutputsOverInputs([("--html", html), ("--csv", csv), ("--summary", summary)], inputs: [("the results file", results)])
         let read: BatchResults
         do { read = try BatchResults.read(path: results) } catch { throw batchFailure(error) }
         for w in read.warnings { printError("ktv: warning: \(w)") }
         if let html {
+            for w in BatchDashboard.pageLinks(read).dropped { printError("ktv: warning: \(w)") }
             try emit(Array(BatchDashboard.render(read, outputPath: html).utf8), to: html)
             if html != "-" { printError("ktv: wrote \(html) (open it in a browser)") }
         }

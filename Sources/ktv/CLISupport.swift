@@ -50,10 +50,28 @@ func emitStreaming(to path: String?, _ produce: (_ put: ([UInt8]) throws -> Void
 /// Reads an input file (`-` = stdin), mapping failures to exit 74 with the path in the message
 /// (65 when it is over `maxBytes`: the input, not the machine, is the problem).
 func readInput(_ path: String, maxBytes: Int = Int.max) throws -> [UInt8] {
-    do { return try FileIO.read(path, maxBytes: maxBytes) } catch {
-        printError("ktv: \(error)")
-        if case .tooLarge = error { throw ExitCode(KTVExitCode.dataError) }
-        throw ExitCode(KTVExitCode.ioError)
+    do { return try FileIO.read(path, maxBytes: maxBytes) } catch { throw fileFailure(error) }
+}
+
+/// Exit code and message for a file that cannot be read or written: over its size limit is the
+/// input's problem (65); missing, unreadable or unwritable, the machine's (74).
+func fileFailure(_ error: FileIOError) -> ExitCode {
+    printError("ktv: \(error)")
+    if case .tooLarge = error { return ExitCode(KTVExitCode.dataError) }
+    return ExitCode(KTVExitCode.ioError)
+}
+
+/// Refuses (exit 64), before anything is read or written, an output that is one of the inputs: the
+/// same regular file, through a symbolic or a hard link too (`FileIO.sameFile`), which writing the
+/// output would replace. `outputs` are `(flag, path)`, `inputs` `(what, path)`, for the message;
+/// `-` and absent paths are passed over.
+func refuseOutputsOverInputs(_ outputs: [(flag: String, path: String?)], inputs: [(what: String, path: String?)]) throws {
+    for case let (flag, output?) in outputs {
+        for case let (what, input?) in inputs where FileIO.sameFile(output, input) {
+            let how = output == input ? "" : " (the same file, through a link)"
+            printError("ktv: \(flag) \(output) is \(what) \(input)\(how): writing it would destroy the input; write it elsewhere")
+            throw ExitCode(KTVExitCode.usage)
+        }
     }
 }
 
@@ -96,8 +114,42 @@ func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyr
 }
 
 extension OffsetSign: ExpressibleByArgument {}
-extension LyricFormat: ExpressibleByArgument {}
-extension LyricsOutputFormat: ExpressibleByArgument {}
+extension LyricFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+}
+
+extension LyricsOutputFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+}
+
+/// An option's value read by `make`, or a usage error that lists the `valid` values and suggests
+/// the nearest of them or of the `aliases` (`--to webvt`: did you mean `webvtt`?).
+func namedValue<T>(_ text: String, _ make: (String) -> T?, valid: [String], aliases: [String] = []) throws -> T {
+    if let value = make(text) { return value }
+    let suggestion = nearest(text, among: valid + aliases.sorted()).map { "did you mean `\($0)`? " } ?? ""
+    throw ValidationError("\(suggestion)valid values: \(valid.joined(separator: ", "))")
+}
+
+/// The string among `valid` nearest to `text`: fewest single-character edits (Levenshtein, case
+/// ignored), the first on a tie; nil when `valid` is empty.
+func nearest(_ text: String, among valid: [String]) -> String? {
+    let a = Array(text.lowercased())
+    func distance(_ word: String) -> Int {
+        let b = Array(word.lowercased())
+        var row = Array(0...b.count)   // edits from a's first i characters to b's first j
+        for (i, x) in a.enumerated() {
+            var diagonal = row[0]
+            row[0] = i + 1
+            for (j, y) in b.enumerated() {
+                let above = row[j + 1]
+                row[j + 1] = min(above + 1, row[j] + 1, diagonal + (x == y ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[b.count]
+    }
+    return valid.min { distance($0) < distance($1) }
+}
 
 /// The command-line spelling of a library parameter: `maxLagSamples` → `--max-lag-samples`, unless
 /// the command names it otherwise in `flags`.
@@ -208,12 +260,11 @@ func batchFailure(_ error: BatchError) -> Error {
     case let .resultsExist(path, bytes):
         printError("ktv: \(path): already holds \(bytes) bytes of results; pass --resume to continue it, or remove it to start over")
         return ExitCode(KTVExitCode.usage)
-    case .io:
-        printError("ktv: \(error)")
-        return ExitCode(KTVExitCode.ioError)
+    case let .io(e):
+        return fileFailure(e)
     case .invalidParameter:
         return batchUsage(error)
-    case .outputIsManifest:
+    case .outputIsManifest, .outputIsInput:
         printError("ktv: \(error)")
         return ExitCode(KTVExitCode.usage)
     case .badManifest, .badResults:

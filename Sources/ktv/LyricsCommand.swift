@@ -26,7 +26,10 @@ struct TextLimitOptions: ParsableArguments {
 
 /// Options every command that reads lyrics shares.
 struct ReadOptions: ParsableArguments {
-    @Option(name: .customLong("from"), help: "Read as this format instead of detecting it (\(LyricFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+    @Option(name: .customLong("from"), help: "Read as this format instead of detecting it (\(LyricFormat.allCases.map(\.rawValue).joined(separator: ", "))).",
+            completion: .list(LyricFormat.allCases.map(\.rawValue)),
+            transform: { try namedValue($0, LyricFormat.init(name:), valid: LyricFormat.allCases.map(\.rawValue),
+                                              aliases: Array(LyricFormat.aliases.keys)) })
     var format: LyricFormat?
 
     @Option(help: "How `[offset:N]` is applied: subtract (effective = stamp − N, the LRC convention) or add.")

@@ -15,7 +15,10 @@ extension LyricsCommand {
         @Argument(help: "The lyric file (`-` for standard input).")
         var file: String
 
-        @Option(help: "Target format: \(LyricsOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        @Option(help: "Target format: \(LyricsOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")) (webvtt is vtt).",
+                completion: .list(LyricsOutputFormat.allCases.map(\.rawValue)),
+                transform: { try namedValue($0, LyricsOutputFormat.init(name:), valid: LyricsOutputFormat.allCases.map(\.rawValue),
+                                              aliases: Array(LyricsOutputFormat.aliases.keys)) })
         var to: LyricsOutputFormat
 
         @Flag(help: "With --to qrc: wrap the rows in QQ Music's <QrcInfos> XML document (the same as --to qrc-xml).")
@@ -47,6 +50,7 @@ extension LyricsCommand {
         }
 
         func run() throws {
+            try refuseOutputsOverInputs([("-o", output)], inputs: [("the lyric file", file)])
             let writeOptions = try writeOptions()
             let parsed = try readLyrics(file, options: try read.parseOptions())
             try reportParseFindings(parsed, path: file, lenient: lenient)

@@ -17,6 +17,7 @@ extension LyricsCommand {
         var output: String?
 
         func run() throws {
+            try refuseOutputsOverInputs([("-o", output)], inputs: [("the KRC file", file)])
             let maxTextBytes = try limit.options().maxTextBytes
             let bytes = try readLyricBytes(file, maxTextBytes: maxTextBytes)
             let plain: [UInt8]

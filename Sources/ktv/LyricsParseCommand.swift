@@ -26,6 +26,7 @@ extension LyricsCommand {
         var output: String?
 
         func run() throws {
+            try refuseOutputsOverInputs([("-o", output)], inputs: [("the lyric file", file)])
             let parsed = try readLyrics(file, options: try read.parseOptions())
             try reportParseFindings(parsed, path: file, lenient: lenient)
             // Streamed: the model's JSON is several times the size of the file.

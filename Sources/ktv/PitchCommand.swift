@@ -66,6 +66,7 @@ struct PitchTrackCommand: ParsableCommand {
     }
 
     func run() throws {
+        try refuseOutputsOverInputs([("-o", output)], inputs: [("the recording", input), ("--accompaniment", accompaniment)])
         let (config, channel) = try configuration()
         let track: PitchTrack
         do {

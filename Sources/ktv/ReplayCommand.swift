@@ -71,6 +71,8 @@ struct ReplayCommand: ParsableCommand {
         }
 
         func run() throws {
+            try refuseOutputsOverInputs([("--svg", svg), ("--csv", csv), ("-o", output)],
+                                        inputs: logs.map { ("the progress log", $0) } + [("--lyrics", lyrics)])
             let report: ReplayReport
             do { report = try Replay.run(paths: logs, lyricsPath: lyrics, configuration: configuration()) } catch let e as SyncError { throw syncFailure(e) }
             for note in report.notes { printError(note.text) }

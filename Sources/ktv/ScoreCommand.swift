@@ -56,14 +56,13 @@ struct ReferenceFlags: ParsableArguments {
     var name: String { reference ?? referenceAudio ?? "" }
 }
 
-/// Exit code and message for a scoring failure: unreadable files 74, unusable content 65.
+/// Exit code and message for a scoring failure: unreadable files 74, unusable content (or a file over
+/// its size limit) 65.
 func scoreFailure(_ error: Error) -> Error {
     switch error {
     case let e as AudioError: return audioFailure(e)
     case let e as SyncError: return syncFailure(e)
-    case let e as FileIOError:
-        printError("ktv: \(e)")
-        return ExitCode(KTVExitCode.ioError)
+    case let e as FileIOError: return fileFailure(e)
     default:
         printError("ktv: \(error)")
         return ExitCode(KTVExitCode.dataError)

@@ -32,6 +32,8 @@ struct ScoreNotesCommand: ParsableCommand {
     }
 
     func run() throws {
+        try refuseOutputsOverInputs([("-o", output)], inputs: [("the reference", source), ("--reference", reference.reference),
+                                                            ("--reference-audio", reference.referenceAudio), ("--lyrics", reference.lyrics)])
         let bytes: [UInt8]
         do {
             let scorer = try Scorer(configuration: ScoreConfiguration())

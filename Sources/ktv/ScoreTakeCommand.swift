@@ -96,6 +96,9 @@ struct ScoreTakeCommand: ParsableCommand {
     }
 
     func run() throws {
+        try refuseOutputsOverInputs([("--html", html), ("--svg", svg), ("-o", output)],
+                                    inputs: [("the take", take), ("--reference", reference.reference), ("--reference-audio", reference.referenceAudio),
+                                             ("--lyrics", reference.lyrics), ("--accompaniment", accompaniment), ("--progress-log", progressLog)])
         let result: Scorer.Result
         do {
             let scorer = try Scorer(configuration: try configuration())

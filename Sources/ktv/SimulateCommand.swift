@@ -22,6 +22,7 @@ struct SimulateCommand: ParsableCommand {
     var output: String
 
     func run() throws {
+        try refuseOutputsOverInputs([("-o", output)], inputs: [("the scenario file", Scenario.builtInNames.contains(scenario) ? nil : scenario)])
         let room: SimulatedRoom
         do { room = try RoomSimulator.run(scenario: scenario, seed: seed) } catch { throw syncFailure(error) }
         try emit(room.log, to: output)

@@ -72,6 +72,8 @@ struct SplitCommand: ParsableCommand {
         outputs.report = SplitReportOutput(path: reportPath) { result in
             Array(SplitReport.json(result, input: input, outputs: plan, reportPath: reportPath).serialized().utf8)
         }
+        try refuseOutputsOverInputs([outputs.original, outputs.accompaniment, outputs.vocals, reportPath].map { ("--out-dir's", $0) },
+                                    inputs: [("the input", input)])
         let result: SplitResult
         let stream = try self.stream.checked()
         do { result = try DualMonoSplitter.split(path: input, stream: stream, configuration: config, outputs: outputs) } catch {

@@ -80,6 +80,7 @@ extension LyricsCommand {
                     throw ExitCode(KTVExitCode.ioError)
                 }
             }
+            try refuseOutputsOverInputs([("-o", output)], inputs: files.map { ("the lyric file", $0) } + [("--audio", audio)])
             var results: [FileFindings]
             if let audio {
                 let (alignment, layout) = try alignment()
@@ -89,6 +90,9 @@ extension LyricsCommand {
                     results = checked.results
                 } catch let error as AudioError {
                     throw audioFailure(error)
+                } catch let error as PitchError {
+                    printError("ktv: \(audio): \(error)")
+                    throw ExitCode(KTVExitCode.dataError)
                 }
             } else {
                 results = LyricsBatch.validate(files, options: try read.parseOptions())

@@ -79,6 +79,35 @@ func ktvLimited(_ args: [String], addressSpaceMB: Int, cpuSeconds: Int = 120) th
                       peakRSSBytes: fields[1] * 1024, stderr: errText, stdoutBytes: outSize)
 }
 
+/// Runs `ktv` with nothing on its standard input and kills it when it has not ended within
+/// `seconds`: nil then (it hung, where it must answer promptly).
+func ktvWithin(_ seconds: Double, _ args: [String]) throws -> Run? {
+    let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("ktv-within-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: tmp) }
+    let outURL = tmp.appendingPathComponent("out"), errURL = tmp.appendingPathComponent("err")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    let p = Process()
+    p.executableURL = KTVBinary.url
+    p.arguments = args
+    p.standardInput = FileHandle.nullDevice
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let deadline = Date().addingTimeInterval(seconds)
+    while p.isRunning && Date() < deadline { usleep(20_000) }
+    let hung = p.isRunning
+    if hung { kill(p.processIdentifier, SIGKILL) }
+    p.waitUntilExit()
+    try out.close()
+    try err.close()
+    if hung { return nil }
+    return Run(status: p.terminationStatus, stdout: [UInt8](try Data(contentsOf: outURL)),
+               stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+}
+
 func fileType(_ path: String) -> mode_t {
     var st = stat()
     guard lstat(path, &st) == 0 else { return 0 }
@@ -439,6 +468,209 @@ func fileType(_ path: String) -> mode_t {
             #expect(r.signal == nil, "\(args) was killed: \(r.stderr)")
             #expect(r.status == 0, "\(args): \(r.stderr.prefix(300))")
             #expect(r.peakRSSBytes < 4 * size)
+        }
+    }
+}
+
+// MARK: - 5. results files and manifests a probe writes (issue 31)
+
+@Suite struct BatchReportRobustnessTests {
+    /// `score_100` of 1e308, -1e308 or 99999999999999999999999 crashed the dashboard (exit 132 in
+    /// `BatchResults.histogram`): the take is counted in the nearest bin and a warning names the line.
+    @Test func outOfRangeScoresDoNotCrashTheDashboard() throws {
+        let s = try Scratch()
+        for value in ["1e308", "-1e308", "99999999999999999999999"] {
+            let results = try s.write("r.jsonl", "{\"id\":\"a\",\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":50,\"score_100\":\(value)}}\n")
+            let r = try ktv(["batch", "report", results, "--html", s.path("d.html"), "--csv", s.path("t.csv")])
+            #expect(r.status == 0, "\(value): \(r.stderr)")
+            #expect(r.stderr.contains("r.jsonl: line 1: score_100") && r.stderr.contains("outside 0…100"), "\(value): \(r.stderr)")
+            #expect(FileManager.default.fileExists(atPath: s.path("d.html")))
+        }
+    }
+
+    /// A results line's `page` of `../../../etc/passwd` became a dashboard link there: only a take's
+    /// own page in the pages folder is linked, and the rest are named in warnings.
+    @Test func aTamperedPageIsNotLinked() throws {
+        let s = try Scratch()
+        let line = { (id: String, page: String) in "{\"id\":\"\(id)\",\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":1,\"score_100\":50,\"page\":\"\(page)\"}}\n" }
+        let results = try s.write("r.jsonl", line("t0", s.path("pages/t0.html")) + line("evil", "../../../etc/passwd") + line("t1", s.path("pages/t1.html")))
+        let r = try ktv(["batch", "report", results, "--html", s.path("dash.html")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("ktv: warning: \(results): take `evil`: its page `../../../etc/passwd` is not the page ktv batch writes for it"), "\(r.stderr)")
+        let html = try String(contentsOfFile: s.path("dash.html"), encoding: .utf8)
+        #expect(!html.contains("etc/passwd\"") && html.contains("\"pages/t0.html\"") && html.contains("\"pages/t1.html\""))
+    }
+
+    /// `ktv batch report /dev/zero` read one endless line (rescanning it on every block) and never
+    /// ended; `ktv batch /dev/zero` buffered 1 GB and then said I/O error (74). Both stop at a bound
+    /// with exit 65 naming the file.
+    @Test func endlessInputsStopAtABoundWithExit65() throws {
+        let report = try #require(try ktvWithin(60, ["batch", "report", "/dev/zero"]), "ktv batch report /dev/zero did not end")
+        #expect(report.status == 65, "\(report.stderr)")
+        #expect(report.stderr.contains("ktv: /dev/zero: line 1 runs past 64 MB without an end"), "\(report.stderr)")
+        let run = try #require(try ktvWithin(60, ["batch", "/dev/zero", "--progress", "never"]), "ktv batch /dev/zero did not end")
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("ktv: /dev/zero: more than 64 MB read from a stream"), "\(run.stderr)")
+    }
+}
+
+// MARK: - 6. audio and takes through a FIFO (issue 31)
+
+@Suite struct AudioFIFORobustnessTests {
+    /// ktv opened an audio or take path up to three times (two sniffs, then the decoder): through a
+    /// FIFO the later opens waited forever for a writer. A FIFO is refused by name before it is
+    /// opened, promptly, with exit 74 and how to get past it.
+    @Test func aFIFOAsAudioOrTakeIsRefusedPromptly() throws {
+        let s = try Scratch()
+        let audio = s.path("take.m4a"), track = s.path("take.csv")
+        #expect(mkfifo(audio, 0o644) == 0)
+        #expect(mkfifo(track, 0o644) == 0)
+        let reference = try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        let real = try s.write("real.wav", wavBytes(rate: 16000, channels: 1, frames: 16000))
+        let runs: [(args: [String], path: String)] = [
+            (["score", audio, "--reference", reference], audio),
+            (["score", track, "--reference", reference], track),
+            (["pitch", audio], audio),
+            (["pitch", real, "--accompaniment", audio], audio),
+            (["split", audio, "--out-dir", s.path("o")], audio),
+            (["score", real, "--reference-audio", audio], audio),
+        ]
+        for (args, path) in runs {
+            let r = try #require(try ktvWithin(20, args), "\(args) hung on a FIFO with no writer")
+            #expect(r.status == 74, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("ktv: \(path): cannot read") && r.stderr.contains("is a FIFO (named pipe), not a regular file; save it to a file first"),
+                    "\(args): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: s.path("o")))
+    }
+}
+
+// MARK: - 7. outputs written onto an input (issue 31)
+
+@Suite struct OutputOverInputRobustnessTests {
+    /// Every output was written (atomically) over an input named the same, or linked to it, with exit
+    /// 0; only `ktv batch -o` onto its manifest was refused. Each is exit 64 naming both, the input
+    /// left as it was.
+    @Test func anOutputOntoAnInputIsAUsageErrorAndTheInputSurvives() throws {
+        let s = try Scratch()
+        let take = try s.write("take.wav", wavBytes(rate: 16000, channels: 1, frames: 8000))
+        let track = try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n")
+        let reference = try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        let results = try s.write("res.jsonl", "{\"id\":\"a\",\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":1,\"score_100\":50}}\n")
+        let manifest = try s.write("m.csv", "id,take,reference\nt0,take.csv,ref.json\n")
+        let original = try s.write("d/original.wav", wavBytes(rate: 16000, channels: 2, frames: 8000))
+        let lyric = try s.write("song.krc", goodKRC)
+        let symlink = s.path("link.wav"), hardlink = s.path("hard.wav")
+        try FileManager.default.createSymbolicLink(atPath: symlink, withDestinationPath: take)
+        #expect(link(take, hardlink) == 0)
+        let inputs = [take, track, reference, results, manifest, original, lyric]
+        let before = try inputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let runs: [(args: [String], output: String, input: String)] = [
+            (["pitch", take, "-o", take], take, take),
+            (["pitch", take, "-o", symlink], symlink, take),
+            (["pitch", take, "-o", hardlink], hardlink, take),
+            (["score", take, "--reference", reference, "--html", take], take, take),
+            (["score", track, "--reference", reference, "--svg", reference], reference, reference),
+            (["batch", "report", results, "--html", results], results, results),
+            (["batch", "report", results, "--csv", results], results, results),
+            (["batch", manifest, "-o", s.path("r.jsonl"), "--summary", manifest, "--progress", "never"], manifest, manifest),
+            (["split", original, "--out-dir", s.path("d")], original, original),
+            (["lyrics", "convert", lyric, "--to", "krc", "-o", lyric], lyric, lyric),
+        ]
+        for (args, output, input) in runs {
+            let r = try ktv(args)
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(output) && r.stderr.contains(input) && r.stderr.contains("writing it would destroy the input"), "\(args): \(r.stderr)")
+        }
+        // A summary onto a file a manifest row names (its take) is refused before the results are opened.
+        let r = try ktv(["batch", manifest, "-o", s.path("r.jsonl"), "--summary", track, "--progress", "never"])
+        #expect(r.status == 64 && r.stderr.contains("\(track) is \(track) (\(manifest) line 2, take)"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.path("r.jsonl")))
+        let after = try inputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        #expect(before == after)
+        #expect(fileType(symlink) == S_IFLNK)
+    }
+}
+
+// MARK: - 8. inputs over their size limit (issue 31)
+
+@Suite struct OverLimitRobustnessTests {
+    /// A file of `bytes` that takes no disk: its size is all the limit checks look at first.
+    func sparse(_ s: Scratch, _ name: String, bytes: Int) throws -> String {
+        let path = try s.write(name, "")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(bytes))
+        try handle.close()
+        return path
+    }
+
+    /// A reference or a manifest over its size limit was exit 74 (an I/O error): the input is the
+    /// problem, so 65, with the file named.
+    @Test func aReferenceOrManifestOverItsLimitIsBadData() throws {
+        let s = try Scratch()
+        let take = try s.write("take.csv", "time_s,f0_hz\n0.1,261.63\n")
+        let reference = try sparse(s, "big.xml", bytes: (64 << 20) + 1)
+        var r = try ktv(["score", take, "--reference", reference])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("ktv: \(reference): larger than the 64 MB limit"), "\(r.stderr)")
+        let manifest = try sparse(s, "big.csv", bytes: (1 << 30) + 1)
+        r = try ktv(["batch", manifest, "--progress", "never"])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("ktv: \(manifest): larger than the 1024 MB limit on manifests"), "\(r.stderr)")
+    }
+
+    /// `ktv lyrics parse /dev/zero` said "the input is 0 bytes, over the 64 MB limit": a device's
+    /// `st_size` is no length.
+    @Test func aStreamOverTheLyricLimitIsNotCalledZeroBytes() throws {
+        for args in [["lyrics", "parse", "/dev/zero"], ["lyrics", "validate", "/dev/zero"]] {
+            let r = try ktv(args)
+            #expect(r.status == 65, "\(args): \(r.stderr)")
+            let text = r.out + r.stderr
+            #expect(!text.contains("is 0 bytes") && text.contains("/dev/zero: ") && text.contains("the input is more than 67108864 bytes, over the 64 MB limit"), "\(args): \(text)")
+        }
+    }
+}
+
+// MARK: - 9. small edges (issue 31)
+
+@Suite struct SmallEdgesRobustnessTests {
+    @Test func webvttIsAcceptedAndAnUnknownFormatSuggestsTheNearest() throws {
+        let s = try Scratch()
+        let lyric = try s.write("song.krc", goodKRC)
+        var r = try ktv(["lyrics", "convert", lyric, "--to", "webvtt"])
+        #expect(r.status == 0 && r.out.hasPrefix("WEBVTT"), "\(r.stderr)")
+        for (typo, nearest) in [("webvt", "webvtt"), ("kcr", "krc"), ("ttm", "ttml")] {
+            r = try ktv(["lyrics", "convert", lyric, "--to", typo])
+            #expect(r.status == 64 && r.stderr.contains("did you mean `\(nearest)`?"), "\(typo): \(r.stderr)")
+        }
+        r = try ktv(["lyrics", "parse", lyric, "--from", "krcc"])
+        #expect(r.status == 64 && r.stderr.contains("did you mean `krc`?"), "\(r.stderr)")
+    }
+
+    /// An M4A whose header is whole and whose data is random decoded to nothing, and the commands
+    /// said "the input has no samples" without the file (`lyrics validate --audio`: exit 1, "Error:").
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs the ffmpeg tool to make the M4A"))
+    func anM4AWhoseDataIsRandomIsNamed() throws {
+        let s = try Scratch()
+        let good = s.path("good.m4a")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac", "-movflags", "+faststart", good]
+        try p.run()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        let mdat = try #require(bytes.indices.dropLast(4).first { bytes[$0..<$0 + 4].elementsEqual("mdat".utf8) })
+        var generator = SystemRandomNumberGenerator()
+        for i in (mdat + 4)..<bytes.count { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
+        let bad = try s.write("bad.m4a", bytes)
+        let reference = try s.write("ref.json", "[{\"start_ms\": 100, \"duration_ms\": 300, \"midi\": 60}]")
+        let lyric = try s.write("song.krc", goodKRC)
+        for args in [["pitch", bad], ["score", bad, "--reference", reference], ["lyrics", "validate", lyric, "--audio", bad]] {
+            let r = try ktv(args)
+            #expect(r.status == 65, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("ktv: \(bad): reading audio failed: not one frame of the 2."), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("Error:"), "\(args): \(r.stderr)")
         }
     }
 }
