@@ -14,7 +14,7 @@ public struct TakeOutcome: Sendable, Equatable {
     public var score100: Double?
     public var latencyMs: Double?
     public var judgedShare: Double?
-    /// The first finding that costs points (else the first at all): its code and message.
+    /// The first finding that costs points (a warning or a fault; nil when none did): its code and message.
     public var topFinding: String?
     public var topFindingMessage: String?
     public var reason: String?
@@ -219,7 +219,9 @@ extension TakeOutcome {
         }
         expertGrade = result["expert_grade"]?.number
         if case let .array(findings)? = result["findings"] {
-            let top = findings.first { $0["severity"]?.string != "info" } ?? findings.first
+            // The first that costs points (docs/batch.md): an info (a forgiven octave, a free
+            // transposition) costs nothing, so a take with only those has no top finding.
+            let top = findings.first { $0["severity"]?.string != "info" }
             topFinding = top?["code"]?.string
             topFindingMessage = top?["message"]?.string
         }

@@ -198,6 +198,26 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
         #expect(throws: BatchError.self) { try BatchResults.read(path: "/tmp") }
     }
 
+    /// `top_finding` is the first finding that costs points (docs/batch.md): an octave-down take's
+    /// `octave` (an info, forgiven) was shown as its top finding in the CSV and on the dashboard.
+    @Test func anInfoIsNeverTheTopFinding() throws {
+        let path = try write("""
+        {"id":"octave","line":2,"status":"ok","result":{"rules":"ktv","score":99.6,"score_100":99.6,"latency_ms":0,"judged_share":1,"findings":[{"code":"octave","severity":"info","message":"sung 1 octave(s) below the written melody; forgiven"},{"code":"outside_recording","severity":"info","message":"1 of 6 line(s) lie outside the recording"}]}}
+        {"id":"late","line":3,"status":"ok","result":{"rules":"ktv","score":70,"score_100":70,"latency_ms":0,"judged_share":1,"findings":[{"code":"octave","severity":"info","message":"m"},{"code":"late","severity":"fault","message":"notes start 400 ms late"}]}}
+
+        """)
+        defer { unlink(path) }
+        let r = try BatchResults.read(path: path)
+        try #require(r.takes.count == 2, "\(r.warnings)")
+        #expect(r.takes[0].topFinding == nil && r.takes[0].topFindingMessage == nil)
+        #expect(r.takes[1].topFinding == "late" && r.takes[1].topFindingMessage == "notes start 400 ms late")
+        let rows = r.csv().components(separatedBy: "\r\n")
+        #expect(rows[1].hasPrefix("octave,ok,ktv,99.60,99.60,0.0,1.000,,,,"), "\(rows[1])")
+        #expect(rows[2].hasPrefix("late,ok,ktv,70.00,70.00,0.0,1.000,late,"), "\(rows[2])")
+        let takes = try #require(try pageData(BatchDashboard.render(r, outputPath: "/p/dash.html"))["takes"] as? [[String: Any]])
+        #expect(takes[0]["top_finding"] is NSNull && takes[1]["top_finding"] as? String == "late")
+    }
+
     @Test func theDashboardCarriesTheCountsItDraws() throws {
         let path = try write(Self.lines)
         defer { unlink(path) }
