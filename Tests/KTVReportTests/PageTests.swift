@@ -218,6 +218,31 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
         #expect(takes[0]["top_finding"] is NSNull && takes[1]["top_finding"] as? String == "late")
     }
 
+    /// One median everywhere (issue 31 D): the dashboard said 55.4 (its script took the upper middle
+    /// value of an even count), the run's summary and `batch report` 53.8 (the mean of the middle
+    /// two). Now the page shows `ScoreDistribution`'s median, the summaries' p50.
+    @Test func theDashboardSummaryAndReportShareOneMedian() throws {
+        let scores = [10.0, 40, 60, 90, 20, 75]
+        let lines = scores.enumerated().map { k, v in
+            "{\"id\":\"t\(k)\",\"line\":\(k + 2),\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":\(v),\"score_100\":\(v),\"latency_ms\":0,\"judged_share\":1,\"findings\":[]}}"
+        } + ["{\"id\":\"a0\",\"line\":9,\"status\":\"ok\",\"result\":{\"rules\":\"agora\",\"score\":300,\"score_100\":60,\"latency_ms\":0,\"judged_share\":1,\"findings\":[]}}",
+             "{\"id\":\"a1\",\"line\":10,\"status\":\"ok\",\"result\":{\"rules\":\"agora\",\"score\":450,\"score_100\":90,\"latency_ms\":0,\"judged_share\":1,\"findings\":[]}}"]
+        let path = try write(lines.joined(separator: "\n") + "\n")
+        defer { unlink(path) }
+        let r = try BatchResults.read(path: path)
+        let median = try #require(Stats.median(scores.sorted()))
+        #expect(median == 50)   // the upper middle value would be 60
+        #expect(r.summary()["scores"]?["ktv"]?["p50"] == .double(50))
+        #expect(ScoreDistribution(scores).p50 == 50)
+        let data = try pageData(BatchDashboard.render(r, outputPath: "/p/dash.html"))
+        let medians = try #require(data["medians"] as? [[String: Any]])
+        #expect(medians.map { $0["rules"] as? String } == ["agora", "ktv"])
+        #expect(medians[1]["median"] as? Double == 50 && medians[1]["count"] as? Int == 6)
+        #expect(medians[0]["median"] as? Double == 75)   // score_100, the page's one scale: (60 + 90) / 2
+        // The page draws them, and computes no median of its own.
+        #expect(EmbeddedTemplates.batch_html.contains("for (const m of D.medians)") && !EmbeddedTemplates.batch_html.contains("v.length >> 1"))
+    }
+
     @Test func theDashboardCarriesTheCountsItDraws() throws {
         let path = try write(Self.lines)
         defer { unlink(path) }
