@@ -1,4 +1,5 @@
 import KTVCore
+import KTVScore
 
 /// Why a batch could not run at all (a take that fails is a `BatchFailure` line, not this). Messages
 /// name the file and the line and say what to change.
@@ -17,6 +18,8 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     case io(FileIOError)
     /// A setting out of range.
     case invalidParameter(name: String, value: String, allowed: String)
+    /// The manifest given is another kind of file (a recording, lyrics, a reference), told from its bytes.
+    case misplaced(MisplacedInput)
 
     public var parameterError: ParameterError? {
         if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }
@@ -35,6 +38,7 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         case let .outputIsInput(path, input): return "\(path) is \(input), an input of the batch: writing it would destroy the input; write it elsewhere"
         case let .io(error): return "\(error)"
         case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
+        case let .misplaced(m): return m.description
         }
     }
 }

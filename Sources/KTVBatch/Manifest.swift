@@ -1,5 +1,6 @@
 import Foundation
 import KTVCore
+import KTVScore
 
 // A batch manifest: one row per take, as CSV with a header row (RFC 4180: quoted fields, doubled
 // quotes, CRLF or LF, newlines inside quotes) or as JSON Lines (one object per line). The whole
@@ -68,8 +69,14 @@ public struct Manifest: Sendable {
                 : "more than \(FileIO.describeSize(limit)) read from a stream (a pipe or a device, not a regular file) without its end; save a manifest that large to a file")
         }
         let base = path == "-" ? FileManager.default.currentDirectoryPath : (path as NSString).deletingLastPathComponent
-        return try parse(bytes, name: name, baseDirectory: base.isEmpty ? "." : base,
-                         format: path.hasSuffix(".csv") ? .csv : (path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson")) ? .jsonl : nil)
+        do {
+            return try parse(bytes, name: name, baseDirectory: base.isEmpty ? "." : base,
+                             format: path.hasSuffix(".csv") ? .csv : (path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson")) ? .jsonl : nil)
+        } catch {
+            // A recording, lyrics or a reference given as the manifest: say what it is, not where its bytes broke CSV.
+            if case .badManifest = error, let m = MisplacedInput.check(path: name, bytes: bytes, slot: .manifest) { throw .misplaced(m) }
+            throw error
+        }
     }
 
     /// Parses manifest bytes; `format` nil: JSON Lines when the first non-blank character is `{`, else CSV.

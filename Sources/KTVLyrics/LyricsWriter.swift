@@ -44,9 +44,13 @@ public struct LyricsWriteOptions: Sendable {
 
     /// `Spec.lrcFractionDigits`.
     public var lrcFractionDigits: Int
+    /// How TTML word (`<span>`) times are written: relative to their line (`<p>`), as TTML's timing
+    /// model reads them, or absolute, as Apple Music and AMLL write and read them.
+    public var ttmlTiming: TTMLTiming
 
-    public init(lrcFractionDigits: Int = Spec.lrcFractionDigits.defaultValue) {
+    public init(lrcFractionDigits: Int = Spec.lrcFractionDigits.defaultValue, ttmlTiming: TTMLTiming = .relative) {
         self.lrcFractionDigits = lrcFractionDigits
+        self.ttmlTiming = ttmlTiming
     }
 
     public func validated() throws(ParameterError) -> LyricsWriteOptions {
@@ -98,7 +102,7 @@ public enum LyricsWriter {
         case .vtt:
             text = try WebVTTFormat.write(lyrics, notes: &notes)
         case .ttml:
-            text = try TTMLFormat.write(lyrics, notes: &notes)
+            text = try TTMLFormat.write(lyrics, timing: options.ttmlTiming, notes: &notes)
         case .lys:
             text = try LyricifySyllable.write(lyrics, notes: &notes)
         case .json:

@@ -261,6 +261,7 @@ public struct KTVRules: ScoringRules {
         card.dimensions = dimensions
         card.coreScore = core
         card.describe(take, reference: reference, frames: frames)
+        card.explainWrongNotes(take, criterion: nil)
         return card
     }
 

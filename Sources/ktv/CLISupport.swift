@@ -4,6 +4,7 @@ import KTVAudio
 import KTVBatch
 import KTVCore
 import KTVLyrics
+import KTVScore
 
 /// Writes a line to standard error. A standard error nobody reads is not worth failing over.
 func printError(_ s: String) {
@@ -101,15 +102,33 @@ func readLyricBytes(_ path: String, maxTextBytes: Int) throws -> [UInt8] {
     }
 }
 
-/// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot.
+/// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot: what the
+/// file is when it is no lyrics (a recording, a reference melody, a pitch track, a manifest).
 func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyrics {
     let bytes = try readLyricBytes(path, maxTextBytes: options.maxTextBytes)
+    let head = options.format == nil ? Array(bytes.prefix(1 << 20)) : []
     do {
         // Handed over, not copied: the reader can then drop a BOM in place.
         return try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
     } catch {
-        printError("ktv: \(describe(error, path: path))")
+        let misplaced = head.isEmpty ? nil : MisplacedInput.check(path: displayName(path), bytes: head, slot: .lyrics)
+        printError("ktv: \(misplaced?.message(naming: { slotFlag($0, in: "lyrics") }) ?? describe(error, path: path))")
         throw ExitCode(KTVExitCode.dataError)
+    }
+}
+
+/// Where a file belongs, as the command line names it: "with --lyrics" within `ktv score`, "to
+/// ktv score with --reference" from another command.
+func slotFlag(_ slot: InputSlot) -> String { slotFlag(slot, in: "score") }
+
+func slotFlag(_ slot: InputSlot, in command: String) -> String {
+    let score = command == "score" ? "" : "to ktv score "
+    switch slot {
+    case .take: return command == "score" ? "as the take (the first argument)" : "to ktv score as the take"
+    case .reference: return score + "with --reference"
+    case .referenceAudio: return score + "with --reference-audio"
+    case .lyrics: return score + "with --lyrics"
+    case .manifest: return "to ktv batch"
     }
 }
 
@@ -133,22 +152,23 @@ func namedValue<T>(_ text: String, _ make: (String) -> T?, valid: [String], alia
 /// The string among `valid` nearest to `text`: fewest single-character edits (Levenshtein, case
 /// ignored), the first on a tie; nil when `valid` is empty.
 func nearest(_ text: String, among valid: [String]) -> String? {
-    let a = Array(text.lowercased())
-    func distance(_ word: String) -> Int {
-        let b = Array(word.lowercased())
-        var row = Array(0...b.count)   // edits from a's first i characters to b's first j
-        for (i, x) in a.enumerated() {
-            var diagonal = row[0]
-            row[0] = i + 1
-            for (j, y) in b.enumerated() {
-                let above = row[j + 1]
-                row[j + 1] = min(above + 1, row[j] + 1, diagonal + (x == y ? 0 : 1))
-                diagonal = above
-            }
+    valid.min { editDistance(text, $0) < editDistance(text, $1) }
+}
+
+/// Single-character edits (insert, delete, replace) from `a` to `b`, case ignored (Levenshtein).
+func editDistance(_ a: String, _ b: String) -> Int {
+    let x = Array(a.lowercased()), y = Array(b.lowercased())
+    var row = Array(0...y.count)   // edits from x's first i characters to y's first j
+    for (i, p) in x.enumerated() {
+        var diagonal = row[0]
+        row[0] = i + 1
+        for (j, q) in y.enumerated() {
+            let above = row[j + 1]
+            row[j + 1] = min(above + 1, row[j] + 1, diagonal + (p == q ? 0 : 1))
+            diagonal = above
         }
-        return row[b.count]
     }
-    return valid.min { distance($0) < distance($1) }
+    return row[y.count]
 }
 
 /// The command-line spelling of a library parameter: `maxLagSamples` → `--max-lag-samples`, unless
@@ -162,9 +182,28 @@ func flagName(_ parameter: String, _ flags: [String: String] = [:]) -> String {
     return out
 }
 
-/// A library configuration error, worded with the command's flags (exit 64).
+/// A library configuration error, worded with the command's flags (exit 64): its name, and any
+/// parameter its allowed range names (`above minHz` → `above --min-hz`).
 func usageError(_ error: ParameterError, flags: [String: String] = [:]) -> ValidationError {
-    ValidationError(error.renamed(flagName(error.name, flags)).description)
+    var e = error.renamed(flagName(error.name, flags))
+    e.allowed = flagText(error.allowed, flags: flags)
+    return ValidationError(e.description)
+}
+
+/// The library parameters (camelCase) a flag of ktv sets, by name, with the flags not spelt as
+/// their kebab-case name; `flagText` writes these as flags in help and messages.
+let parameterFlags: [String: String] = [
+    "hopMs": "--hop-ms", "minHz": "--min-hz", "maxHz": "--max-hz", "analysisRateHz": "--analysis-rate", "windowMs": "--window-ms",
+    "pitchIntervalMs": "--pitch-interval-ms", "latencyMs": "--latency-ms", "compensationOffset": "--agora-offset",
+    "progressIntervalMs": "--progress-interval-ms", "maxTextMb": "--max-text-mb", "lrcFractionDigits": "--lrc-digits",
+    "referenceCacheSize": "--reference-cache-size", "takeTimeoutS": "--take-timeout-seconds", "maxLagSamples": "--max-lag-samples",
+    "gainBlockS": "--gain-block-seconds", "searchMs": "--search-ms", "thresholdMs": "--threshold-ms", "toleranceMs": "--tolerance-ms",
+]
+
+/// `text` with the library parameters it names written as their flags (`minHz` → `--min-hz`);
+/// `flags` gives a command's own spellings.
+func flagText(_ text: String, flags: [String: String] = [:]) -> String {
+    respellingParameters(in: text) { flags[$0] ?? parameterFlags[$0] }
 }
 
 /// Prints parse findings (warnings and errors) to standard error; stops with 65 on errors unless lenient.
@@ -222,7 +261,7 @@ func parseLatency(_ text: String?) throws -> (ms: Double?, auto: Bool) {
 
 /// `--stream N`: the audio stream of a container with several, for the commands that read audio.
 struct StreamOption: ParsableArguments {
-    @Option(help: ArgumentHelp(AudioReader.Spec.stream.help + " Default: the first."))
+    @Option(help: AudioReader.Spec.stream.flagHelp)
     var stream: Int?
 
     func validate() throws { _ = try checked() }
@@ -240,8 +279,12 @@ extension Parameter {
     var optionHelp: ArgumentHelp { optionHelp() }
 
     func optionHelp(_ prefix: String = "", _ suffix: String = "") -> ArgumentHelp {
-        ArgumentHelp(prefix + "\(summary) \(rangeText)." + suffix)
+        ArgumentHelp(flagText(prefix + "\(summary) \(rangeText)." + suffix))
     }
+
+    /// `.help` (what it does, its range and default) for an option without a default of its own,
+    /// the parameters it names written as flags.
+    var flagHelp: ArgumentHelp { ArgumentHelp(flagText(help)) }
 }
 
 /// A renamed flag still read: one line on standard error naming the new spelling.
@@ -269,6 +312,9 @@ func batchFailure(_ error: BatchError) -> Error {
         return ExitCode(KTVExitCode.usage)
     case .badManifest, .badResults:
         printError("ktv: \(error)")
+        return ExitCode(KTVExitCode.dataError)
+    case let .misplaced(m):
+        printError("ktv: \(m.message(naming: { slotFlag($0, in: "batch") }))")
         return ExitCode(KTVExitCode.dataError)
     }
 }

@@ -31,7 +31,7 @@ enum HelpPage {
             "ktv lyrics convert fixtures/lyrics/krc-encrypted.krc --to elrc",
             "ktv lyrics convert fixtures/lyrics/krc-language.krc --to ass -o song.ass",
             "ktv lyrics convert fixtures/lyrics/ttml-duet.ttml --to lys -o duet.lys",
-            "ktv lyrics convert fixtures/lyrics/qrc-body.qrc --to qrc --qrc-wrapper",
+            "ktv lyrics convert fixtures/lyrics/krc-language.krc --to ttml --ttml-timing absolute -o apple.ttml",
         ],
         "ktv lyrics validate": [
             "ktv lyrics validate fixtures/lyrics",

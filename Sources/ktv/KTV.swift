@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import KTVCore
 
 @main
@@ -21,6 +22,11 @@ struct KTV: AsyncParsableCommand {
         if let page = HelpPage.page(for: arguments) {
             print(page, terminator: page.hasSuffix("\n") ? "" : "\n")
             return
+        }
+        // A misspelt command or option is named first (ArgumentParser would validate the rest first).
+        if let problem = ArgumentCheck.problem(arguments) {
+            printError(problem)
+            Foundation.exit(KTVExitCode.usage)
         }
         await main(arguments)
     }

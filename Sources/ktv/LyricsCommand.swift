@@ -6,7 +6,7 @@ import KTVLyrics
 struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics",
-        abstract: "Parse, decrypt, convert and validate karaoke lyric files (KRC, LRC, enhanced LRC, YRC, QRC, Migu XML, Agora pitch).",
+        abstract: "Parse, decrypt, convert and validate karaoke lyric files (\(LyricFormat.allCases.map(\.title).joined(separator: ", "))).",
         subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self]
     )
 }

@@ -33,10 +33,10 @@ struct ReferenceFlags: ParsableArguments {
     @Option(help: ReferenceOptions.Spec.player.optionHelp)
     var player = ReferenceOptions.Spec.player.defaultValue
 
-    @Option(help: ArgumentHelp(ReferenceOptions.Spec.track.help))
+    @Option(help: ReferenceOptions.Spec.track.flagHelp)
     var track: Int?
 
-    @Option(help: ArgumentHelp(ReferenceOptions.Spec.part.help))
+    @Option(help: ReferenceOptions.Spec.part.flagHelp)
     var part: Int?
 
     func validate() throws { _ = try options() }
@@ -63,8 +63,11 @@ func scoreFailure(_ error: Error) -> Error {
     case let e as AudioError: return audioFailure(e)
     case let e as SyncError: return syncFailure(e)
     case let e as FileIOError: return fileFailure(e)
+    case let ScoreError.misplaced(m):
+        printError("ktv: \(m.message(naming: slotFlag))")
+        return ExitCode(KTVExitCode.dataError)
     default:
-        printError("ktv: \(error)")
+        printError("ktv: \(flagText("\(error)"))")
         return ExitCode(KTVExitCode.dataError)
     }
 }
