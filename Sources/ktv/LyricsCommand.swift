@@ -7,7 +7,7 @@ struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics",
         abstract: "Parse, decrypt, convert and validate karaoke lyric files (KRC, LRC, enhanced LRC, YRC, QRC, Migu XML, Agora pitch).",
-        subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self]
+        subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self, Sync.self]
     )
 }
 

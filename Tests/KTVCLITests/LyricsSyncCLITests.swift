@@ -1,0 +1,72 @@
+import Foundation
+import KTVAudio
+import KTVCore
+import KTVSynth
+import Testing
+
+/// `ktv lyrics sync` end to end on the demo track: lyrics 900 ms late are put back; a section cut
+/// from the audio drops its line (exit 1, the file still written); audio with no voice is exit 65.
+@Suite struct LyricsSyncCLITests {
+    static let flac = KTVBinary.packageRoot.appendingPathComponent("fixtures/audio/demo-dualmono.flac").path
+    static let late = KTVBinary.packageRoot.appendingPathComponent("fixtures/audio/demo-dualmono-late.lrc").path
+    static let krc = KTVBinary.packageRoot.appendingPathComponent("fixtures/audio/demo-dualmono.krc").path
+
+    @Test func lateLyricsArePutBack() throws {
+        let s = try Scratch()
+        let out = s.dir.appendingPathComponent("synced.lrc").path
+        let r = try ktv(["lyrics", "sync", Self.late, "--audio", Self.flac, "-o", out, "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        let sections = try #require(json["sections"] as? [[String: Any]])
+        #expect(sections.count == 1)
+        let offset = try #require(sections.first?["offset_ms"] as? Int)
+        #expect(abs(offset + 900) <= 20)
+        let lines = try #require(json["lines"] as? [[String: Any]])
+        // The demo KRC's true starts: 400, 4067, 6993 ms.
+        let got = lines.compactMap { $0["new_start_ms"] as? Int }
+        #expect(zip(got, [400, 4067, 6993]).allSatisfy { abs($0 - $1) <= 20 }, "\(got)")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(text.hasPrefix("[ti:Demo 42]\n[ar:KTVSynth]\n[00:00.4"))
+    }
+
+    /// The KRC as KRC again (words kept) and as enhanced LRC with --to.
+    @Test func wordsMoveWithTheirLinesAndToPicksTheFormat() throws {
+        let s = try Scratch()
+        let out = s.dir.appendingPathComponent("synced.elrc").path
+        let r = try ktv(["lyrics", "sync", Self.krc, "--audio", Self.flac, "-o", out, "--to", "elrc"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(text.contains("<00:00.4") && text.contains("ri"))
+        #expect(r.out.contains("1 section(s)"))
+    }
+
+    /// The demo track with its last 3.4 s (the third line's phrase) cut: line 3 is dropped and listed.
+    /// (A cut inside these 10 s is ambiguous: its three phrases differ in length only, and the
+    /// library's tests cut inside longer scenes.)
+    @Test func aCutLineIsDroppedAndListed() throws {
+        let s = try Scratch()
+        let (buffer, info) = try AudioBuffer.read(path: Self.flac)
+        let a = Int(6.6 * info.sampleRate)
+        let cut = AudioBuffer(sampleRate: info.sampleRate, channels: buffer.channels.map { Array($0[..<a]) })
+        let wav = s.dir.appendingPathComponent("cut.wav").path
+        try cut.write(path: wav, format: .wav16)
+        let out = s.dir.appendingPathComponent("synced.krc").path
+        let r = try ktv(["lyrics", "sync", Self.krc, "--audio", wav, "-o", out, "--format", "json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        #expect(json["dropped"] as? [Int] == [3])
+        let lines = try #require(json["lines"] as? [[String: Any]])
+        #expect(abs((lines[1]["new_start_ms"] as? Int ?? 0) - 4067) <= 20)
+        #expect(r.out.contains("\"low_confidence\": []"))
+        #expect(FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func audioWithoutVoiceIsBadData() throws {
+        let s = try Scratch()
+        let wav = s.dir.appendingPathComponent("silence.wav").path
+        try AudioBuffer(sampleRate: 16000, channels: [[Float](repeating: 0, count: 16000 * 5)]).write(path: wav, format: .wav16)
+        let r = try ktv(["lyrics", "sync", Self.krc, "--audio", wav, "-o", s.dir.appendingPathComponent("x.krc").path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("no voice"))
+    }
+}
