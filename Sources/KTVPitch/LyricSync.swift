@@ -30,7 +30,7 @@ public struct LyricSyncConfiguration: Sendable, Equatable {
             "Slowest speed searched: audio duration over lyric duration.")
         public static let maxRatio = Parameter<Double>("maxRatio", range: 1...2, default: 1.25,
             "Fastest speed searched (audio duration over lyric duration; above 1 the audio is slower).")
-        public static let jumpCost = Parameter<Double>("jumpCost", range: 0...100, default: 1.5,
+        public static let jumpCost = Parameter<Double>("jumpCost", range: 0...100, default: 0.6,
             "Cost of a section boundary (a jump in offset), in lines of perfect agreement.")
         public static let driftCost = Parameter<Double>("driftCost", range: 0...10, default: 0.02,
             "Cost of a one-step drift of the offset between consecutive lines.")

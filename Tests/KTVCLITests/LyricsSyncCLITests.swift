@@ -70,3 +70,37 @@ import Testing
         #expect(r.stderr.contains("no voice"))
     }
 }
+
+/// The story on the shared scene dev-11: 4 s cut out of the middle of its dual-mono track.
+/// `validate --audio` no longer says "move every time by −4000 ms": it names two sections and the
+/// sync command; `sync` puts lines 1-2 where they were, lines 4-5 4 s earlier, and drops line 3.
+private let syncSharedRoot = KTVBinary.packageRoot.deletingLastPathComponent().appendingPathComponent("shared").path
+
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: syncSharedRoot + "/scenes/dev-11/lyrics.krc"), "../shared is not there"))
+struct SharedLyricsSyncCLITests {
+    @Test func aCutInTheMiddleIsTwoSections() throws {
+        let s = try Scratch()
+        let scene = syncSharedRoot + "/scenes/dev-11"
+        let (buffer, info) = try AudioBuffer.read(path: scene + "/original_dualmono.flac")
+        let a = Int(13 * info.sampleRate), b = Int(17 * info.sampleRate)
+        let wav = s.dir.appendingPathComponent("cut.wav").path
+        try AudioBuffer(sampleRate: info.sampleRate, channels: buffer.channels.map { Array($0[..<a] + $0[b...]) }).write(path: wav, format: .wav16)
+        let v = try ktv(["lyrics", "validate", scene + "/lyrics.krc", "--audio", wav])
+        #expect(v.status == 0)
+        #expect(v.out.contains("the lyrics follow a different edit of the song"))
+        #expect(v.out.contains("ktv lyrics sync \(scene)/lyrics.krc --audio \(wav) -o synced.krc"))
+        #expect(!v.out.contains("lyrics-offset"))
+        let out = s.dir.appendingPathComponent("synced.krc").path
+        let r = try ktv(["lyrics", "sync", scene + "/lyrics.krc", "--audio", wav, "-o", out, "--format", "json"])
+        #expect(r.status == 1)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        #expect(json["dropped"] as? [Int] == [3])
+        let got = (json["lines"] as? [[String: Any]] ?? []).map { $0["new_start_ms"] as? Int }
+        let truth: [Int?] = [1500, 5486, nil, 16558, 21325]
+        for (g, t) in zip(got, truth) {
+            if let t, let g { #expect(abs(g - t) <= 30, "\(got)") } else { #expect(g == nil && t == nil, "\(got)") }
+        }
+        let back = try ktv(["lyrics", "parse", out, "--format", "json"])
+        #expect(back.status == 0)
+    }
+}
