@@ -27,9 +27,9 @@ public struct LyricSyncConfiguration: Sendable, Equatable {
         public static let searchS = Parameter<Double>("searchS", unit: "s", range: 1...600, default: 60,
             "Offsets searched either way (after the speed ratio): the largest global shift plus sections cut or added.")
         public static let minRatio = Parameter<Double>("minRatio", range: 0.5...1, default: 0.8,
-            "Slowest speed searched: audio duration over lyric duration.")
+            "Smallest speed ratio searched (audio duration over lyric duration; below 1 the audio is faster).")
         public static let maxRatio = Parameter<Double>("maxRatio", range: 1...2, default: 1.25,
-            "Fastest speed searched (audio duration over lyric duration; above 1 the audio is slower).")
+            "Largest speed ratio searched (audio duration over lyric duration; above 1 the audio is slower).")
         public static let jumpCost = Parameter<Double>("jumpCost", range: 0...100, default: 0.6,
             "Cost of a section boundary (a jump in offset), in lines of perfect agreement.")
         public static let driftCost = Parameter<Double>("driftCost", range: 0...10, default: 0.02,

@@ -272,6 +272,14 @@ def schema_checks(binary, root, out, scenes):
     return checked
 
 
+def clock_ms(t):
+    """A WebVTT or TTML time (`hh:mm:ss.fff`, `mm:ss.fff` or `12.5s`) in milliseconds."""
+    if t.endswith("s"):
+        return round(float(t[:-1]) * 1000)
+    parts = [float(x) for x in t.split(":")]
+    return round(sum(v * 60 ** (len(parts) - 1 - i) for i, v in enumerate(parts)) * 1000)
+
+
 def sync_checks(binary, fixtures, out):
     """`ktv lyrics sync` outputs read back: the demo's late LRC and its KRC synced to the demo track,
     written as ASS, WebVTT and TTML, opened by pysubs2, webvtt-py and ttconv with ktv's new times."""
@@ -290,15 +298,10 @@ def sync_checks(binary, fixtures, out):
             if fmt == "ass":
                 starts = [e.start for e in pysubs2.load(dst).events if e.style != "Translation"]
             elif fmt == "vtt":
-                starts = [round(c.start_in_seconds * 1000) for c in webvtt.read(dst)]
+                starts = [clock_ms(c.start) for c in webvtt.read(dst)]
             else:
                 doc = ttml_reader.to_model(et.parse(dst))
                 check(doc is not None, f"{dst}: ttconv returned no document")
-                def clock_ms(t):
-                    if t.endswith("s"):
-                        return round(float(t[:-1]) * 1000)
-                    h, m, sec = t.split(":")
-                    return round((int(h) * 3600 + int(m) * 60 + float(sec)) * 1000)
                 starts = [clock_ms(p.attrib["begin"]) for p in et.parse(dst).iter() if p.tag.endswith("}p")]
             check(len(starts) == 3 and all(abs(a - b) <= 30 for a, b in zip(starts, truth)),
                   f"{dst}: line starts {starts}, expected {truth} within 30 ms")
