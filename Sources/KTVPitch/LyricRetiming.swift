@@ -67,8 +67,10 @@ public enum LyricRetiming {
     /// - Parameters:
     ///   - accompaniment: the backing track played during a recording: its bleed is cancelled.
     ///   - layout: the dual-mono layout (`auto` decides) when there is no accompaniment.
+    ///   - words: when given, lines without word times get them from the voice (`LyricWordTiming`).
     public static func sync(_ lyrics: Lyrics, audio: String, stream: Int? = nil, accompaniment: String? = nil, layout: SplitLayout = .auto,
-                            configuration: LyricSyncConfiguration = LyricSyncConfiguration()) throws -> LyricSyncOutcome {
+                            configuration: LyricSyncConfiguration = LyricSyncConfiguration(),
+                            words: WordTimingConfiguration? = nil) throws -> LyricSyncOutcome {
         let configuration = try configuration.validated()
         let tracker = try PitchTracker(configuration: PitchConfiguration())
         let track: PitchTrack, note: String
@@ -81,7 +83,16 @@ public enum LyricRetiming {
         }
         let map = try LyricSync.align(lines: inputs(lyrics), voiced: track.contour.f0Hz.map { $0 != nil }, hopMs: track.hopS * 1000,
                                       configuration: configuration)
-        return LyricSyncOutcome(map: map, lyrics: retimed(lyrics, map: map), note: note, truncations: track.truncations)
+        var out = retimed(lyrics, map: map)
+        if let words {
+            // Lines timed by line only get words from the voice inside them.
+            for i in out.lines.indices where out.lines[i].words.isEmpty && !isBlank(out.lines[i].text) {
+                let l = out.lines[i]
+                out.lines[i].words = try LyricWordTiming.words(text: l.text, startMs: l.startMs, endMs: l.endMs, f0Hz: track.contour.f0Hz,
+                                                               hopMs: track.hopS * 1000, configuration: words)
+            }
+        }
+        return LyricSyncOutcome(map: map, lyrics: out, note: note, truncations: track.truncations)
     }
 
     /// The section whose lyric range holds `ms`, else the nearest before it, else the first.

@@ -44,6 +44,9 @@ extension LyricsCommand {
                                               aliases: Array(LyricsOutputFormat.aliases.keys)) })
         var to: LyricsOutputFormat?
 
+        @Flag(help: "Give lines timed by line only (plain LRC, SRT, line-level TTML) word times from the voice: a CJK character is a syllable, other scripts split at spaces. Plain LRC is then written as enhanced LRC unless --to says otherwise.")
+        var words = false
+
         @Option(help: "Report format: text or json.")
         var format: ReportFormat = .text
 
@@ -68,14 +71,15 @@ extension LyricsCommand {
             let (config, layout) = try configuration()
             let parsed = try readLyrics(file, options: try read.parseOptions())
             try reportParseFindings(parsed, path: file, lenient: false)
-            guard let target = to ?? LyricsOutputFormat(writing: parsed.lyrics.format) else {
+            let same = words && parsed.lyrics.format == .lrc ? .elrc : LyricsOutputFormat(writing: parsed.lyrics.format)
+            guard let target = to ?? same else {
                 printError("ktv: \(displayName(file)) is \(parsed.lyrics.format.rawValue), which ktv does not write; choose a format with --to")
                 throw ExitCode(KTVExitCode.usage)
             }
             let outcome: LyricSyncOutcome
             do {
                 outcome = try LyricRetiming.sync(parsed.lyrics, audio: audio, stream: try stream.checked(), accompaniment: accompaniment,
-                                                 layout: layout, configuration: config)
+                                                 layout: layout, configuration: config, words: words ? WordTimingConfiguration() : nil)
             } catch let error as AudioError {
                 throw audioFailure(error)
             } catch let error as PitchError {

@@ -104,3 +104,28 @@ struct SharedLyricsSyncCLITests {
         #expect(back.status == 0)
     }
 }
+
+/// `--words` on the shared scenes' line-level LRC (their KRC converted to plain LRC): word starts
+/// from the voice's onsets and note changes, against the KRC's word times.
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: syncSharedRoot + "/scenes/dev-12/lyrics.krc"), "../shared is not there"))
+struct SharedWordTimingCLITests {
+    @Test(arguments: ["dev-11", "dev-12"]) func wordStartsFollowTheVoice(_ scene: String) throws {
+        let s = try Scratch()
+        let dir = syncSharedRoot + "/scenes/" + scene
+        let lrc = s.dir.appendingPathComponent("lines.lrc").path, out = s.dir.appendingPathComponent("words.elrc").path
+        #expect(try ktv(["lyrics", "convert", dir + "/lyrics.krc", "--to", "lrc", "-o", lrc]).status == 0)
+        let r = try ktv(["lyrics", "sync", lrc, "--audio", dir + "/original_dualmono.flac", "--words", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        func words(_ path: String) throws -> [[Int]] {
+            let p = try ktv(["lyrics", "parse", path, "--format", "json"])
+            let obj = try #require(try JSONSerialization.jsonObject(with: Data(p.stdout)) as? [String: Any])
+            return (obj["lines"] as? [[String: Any]] ?? []).map { ($0["words"] as? [[String: Any]] ?? []).compactMap { $0["start_ms"] as? Int } }
+        }
+        let got = try words(out), truth = try words(dir + "/lyrics.krc")
+        #expect(got.map(\.count) == truth.map(\.count))
+        let errors = zip(got, truth).flatMap { zip($0, $1).map { Double(abs($0 - $1)) } }.sorted()
+        let median = Stats.median(errors) ?? .nan
+        print("words \(scene): \(errors.count) words, median \(Int(median)) ms, p95 \(Int(Stats.percentile(errors, 0.95) ?? .nan)) ms")
+        #expect(median <= 80)
+    }
+}

@@ -117,3 +117,24 @@ private enum Scene {
         #expect(out.lyrics.lines.count == errors.count)
     }
 }
+
+@Suite struct WordTimingTests {
+    @Test func syllablesOfCJKAndOtherScripts() {
+        #expect(LyricWordTiming.syllables("我们一起唱") == ["我", "们", "一", "起", "唱"])
+        #expect(LyricWordTiming.syllables("Hello my love") == ["Hello ", "my ", "love"])
+        #expect(LyricWordTiming.syllables("爱你 baby, 好") == ["爱", "你 ", "baby, ", "好"])
+    }
+
+    /// Three notes at 200, 900 (a pitch jump) and 1600 ms (after a 100 ms breath) in a line from 200
+    /// to 2400 ms: the words start at the jump and the onset, not at the proportional places.
+    @Test func wordsStartAtNoteChangesAndOnsets() throws {
+        var f0 = [Double?](repeating: nil, count: 300)
+        for k in 20..<90 { f0[k] = 220 }
+        for k in 90..<150 { f0[k] = 330 }
+        for k in 160..<240 { f0[k] = 262 }
+        let w = try LyricWordTiming.words(text: "la li lu", startMs: 200, endMs: 2400, f0Hz: f0, hopMs: 10)
+        #expect(w.map(\.startMs) == [200, 900, 1600])
+        #expect(w.map(\.durationMs) == [700, 700, 800])
+        #expect(w.map(\.text) == ["la ", "li ", "lu"])
+    }
+}
