@@ -138,3 +138,51 @@ private enum Scene {
         #expect(w.map(\.text) == ["la ", "li ", "lu"])
     }
 }
+
+/// Real KRC and LRC files from `../shared/lyrics` moved by a map of three sections (+1.5 s; the
+/// middle third cut; the rest 5 % slower and 4 s later), written in their own format and read back:
+/// every kept line and word lands where the map puts it, to the millisecond, translations intact.
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: sharedLyrics), "../shared is not there"))
+struct SharedRetimingTests {
+    static let files: [String] = ["krc", "lrc"].flatMap { sub in
+        ((try? FileManager.default.contentsOfDirectory(atPath: sharedLyrics + "/" + sub)) ?? []).sorted()
+            .filter { ($0.hasSuffix(".krc") || $0.hasSuffix(".lrc")) && !$0.hasPrefix("malformed") }.map { sharedLyrics + "/" + sub + "/" + $0 }
+    }
+
+    @Test(arguments: files) func retimedAndReadBack(_ path: String) throws {
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let lyrics = try LyricsReader.read([UInt8](bytes), fileName: path).lyrics
+        let n = lyrics.lines.count
+        try #require(n >= 3)
+        let a = n / 3, b = 2 * n / 3
+        let sections = [
+            SyncSection(lyricStartMs: 0, lyricEndMs: 0, audioStartMs: 0, audioEndMs: 0, offsetMs: 1500, ratio: 1, confidence: 1, lines: 0...(a - 1)),
+            SyncSection(lyricStartMs: 0, lyricEndMs: 0, audioStartMs: 0, audioEndMs: 0, offsetMs: 4000, ratio: 1.05, confidence: 1, lines: b...(n - 1)),
+        ]
+        let lines = lyrics.lines.enumerated().map { i, l -> SyncedLine in
+            let sec = i < a ? 0 : i >= b ? 1 : nil
+            return SyncedLine(index: i, oldStartMs: l.startMs, newStartMs: sec.map { sections[$0].map(l.startMs) }, status: sec == nil ? .dropped : .placed,
+                              agreement: 1, section: sec)
+        }
+        let map = SyncMap(sections: sections, lines: lines, ratio: 1, voicedShare: 1)
+        let moved = LyricRetiming.retimed(lyrics, map: map)
+        let format = try #require(LyricsOutputFormat(writing: lyrics.format))
+        let back = try LyricsReader.read(LyricsWriter.write(moved, as: format).bytes, fileName: "x." + (path as NSString).pathExtension).lyrics
+        let kept = lyrics.lines.enumerated().filter { $0.offset < a || $0.offset >= b }
+        #expect(back.lines.count == kept.count)
+        for ((i, old), new) in zip(kept, back.lines) {
+            let sec = sections[i < a ? 0 : 1]
+            #expect(new.startMs == sec.map(old.startMs), "\(path) line \(i + 1)")
+            #expect(new.text == old.text)
+            #expect(new.translation == old.translation)
+            #expect(new.words.map(\.text) == old.words.map(\.text))
+            for (w, ow) in zip(new.words, old.words) {
+                #expect(w.startMs == new.startMs + Int((Double(ow.startMs - old.startMs) * sec.ratio).rounded()), "\(path) line \(i + 1)")
+            }
+        }
+        #expect(back.tags.filter { $0.key != "offset" } == lyrics.tags.filter { $0.key != "offset" })
+    }
+}
+
+private let sharedLyrics = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("shared/lyrics").path
