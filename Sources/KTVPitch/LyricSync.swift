@@ -181,25 +181,29 @@ public enum LyricSync {
             if best == nil || v.score > best!.score { best = (ratio, v.path, v.emission, v.score) }
         }
         let (ratio, path, emission) = (best!.ratio, best!.path, best!.emission)
-        // Each line's place; a placed line that would start before the previous placed one ends
-        // (beyond half a second) loses to it when it agrees less, else the previous one is dropped.
+        // Each line's place. The lines kept are the heaviest chain (total agreement) in which each
+        // starts no earlier than half a second before the previous one ends in the audio: a line the
+        // path put out of order (onto audio another line sings) is dropped, not kept by chance.
         var agree = aligned.indices.map { emission[$0][path[$0]] }
-        var placed = aligned.indices.filter { Double(agree[$0]) >= c.dropBelow }
         func audioMs(_ n: Int, _ ms: Int) -> Double { ratio * Double(ms) + Double(path[n] - maxOff) * step }
-        var changed = true
-        while changed {
-            changed = false
-            for k in 1..<max(1, placed.count) {
-                let p = placed[k - 1], q = placed[k]
-                if audioMs(q, lines[aligned[q]].startMs) < audioMs(p, lines[aligned[p]].endMs) - 500 {
-                    let loser = agree[p] < agree[q] ? p : q
-                    agree[loser] = -1
-                    placed.removeAll { $0 == loser }
-                    changed = true
-                    break
+        let candidates = aligned.indices.filter { Double(agree[$0]) >= c.dropBelow }
+        var chainScore = [Double](repeating: 0, count: candidates.count), chainBack = [Int](repeating: -1, count: candidates.count)
+        for (x, q) in candidates.enumerated() {
+            chainScore[x] = Double(agree[q])
+            for y in 0..<x {
+                let p = candidates[y]
+                if audioMs(q, lines[aligned[q]].startMs) >= audioMs(p, lines[aligned[p]].endMs) - 500, chainScore[y] + Double(agree[q]) > chainScore[x] {
+                    chainScore[x] = chainScore[y] + Double(agree[q])
+                    chainBack[x] = y
                 }
             }
         }
+        var placed: [Int] = []
+        if var x = chainScore.indices.max(by: { chainScore[$0] < chainScore[$1] }) {
+            while x >= 0 { placed.append(candidates[x]); x = chainBack[x] }
+            placed.reverse()
+        }
+        for n in aligned.indices where !placed.contains(n) && Double(agree[n]) >= c.dropBelow { agree[n] = -1 }
         let placedSet = Set(placed)
         // Sections: runs of placed lines whose offsets move by at most five steps from line to line.
         var sectionOf = [Int?](repeating: nil, count: aligned.count)
@@ -286,16 +290,22 @@ public enum LyricSync {
                 let a = max(0, Int((Double(l.startMs - c.contextMs) / step).rounded())), b = min(lyricFrames, Int((Double(l.endMs + c.contextMs) / step).rounded()))
                 var e = [Float](repeating: -1, count: states)
                 if b > a {
-                    let scaled = (a..<b).map { ratio * Double($0) }
+                    // round(r·k + off) = round(r·k) + off for a whole offset: the frames are mapped once.
+                    let idx = (a..<b).map { Int((ratio * Double($0)).rounded()) }
                     let ex = Array(expect[a..<b])
                     let inv = 1 / Float(b - a)
-                    scaled.withUnsafeBufferPointer { sc in ex.withUnsafeBufferPointer { exb in
+                    let lo = idx.first!, hi = idx.last!
+                    idx.withUnsafeBufferPointer { ix in ex.withUnsafeBufferPointer { exb in
                         for s in 0..<states {
-                            let off = Double(s - maxOff)
+                            let off = s - maxOff
                             var sum: Float = 0
-                            for j in 0..<exb.count {
-                                let f = Int((sc[j] + off).rounded())
-                                sum += exb[j] * (f >= 0 && f < o.count ? o[f] : -1)
+                            if lo + off >= 0 && hi + off < o.count {
+                                for j in 0..<exb.count { sum += exb[j] * o[ix[j] + off] }
+                            } else {
+                                for j in 0..<exb.count {
+                                    let f = ix[j] + off
+                                    sum += exb[j] * (f >= 0 && f < o.count ? o[f] : -1)
+                                }
                             }
                             e[s] = sum * inv
                         }
@@ -362,14 +372,22 @@ public enum LyricSync {
             let meanObs = o.reduce(0, +) / Float(max(1, o.count))
             o.withUnsafeBufferPointer { ob in
                 for r in ratios {
-                    let scaled = idx.map { r * Double($0) }
-                    for off in offsets {
-                        var sum: Float = 0
-                        for j in scaled.indices {
-                            let f = Int((scaled[j] + Double(off)).rounded())
-                            if f >= 0 && f < ob.count { sum += ob[f] - meanObs } else { sum -= 1 + meanObs }
+                    let mapped = idx.map { Int((r * Double($0)).rounded()) }
+                    let lo = mapped.first!, hi = mapped.last!
+                    mapped.withUnsafeBufferPointer { mp in
+                        for off in offsets {
+                            var sum: Float = 0
+                            if lo + off >= 0 && hi + off < ob.count {
+                                for j in 0..<mp.count { sum += ob[mp[j] + off] }
+                                sum -= Float(mp.count) * meanObs
+                            } else {
+                                for j in 0..<mp.count {
+                                    let f = mp[j] + off
+                                    if f >= 0 && f < ob.count { sum += ob[f] - meanObs } else { sum -= 1 + meanObs }
+                                }
+                            }
+                            if sum > top.score { top = (r, off, sum) }
                         }
-                        if sum > top.score { top = (r, off, sum) }
                     }
                 }
             }
@@ -381,7 +399,7 @@ public enum LyricSync {
         let pe = pool(expect, k), po = pool(obs, k)
         let curve = coarseRatios.map { best(pe, po, ratios: [$0], offsets: -maxOff...maxOff) }
         let peaks = curve.indices.filter { i in (i == 0 || curve[i].score >= curve[i - 1].score) && (i + 1 == curve.count || curve[i].score >= curve[i + 1].score) }
-            .sorted { curve[$0].score > curve[$1].score }.prefix(3)
+            .sorted { curve[$0].score > curve[$1].score }.prefix(2)
         var out: [Double] = [1]
         for i in peaks {
             let coarse = curve[i]
