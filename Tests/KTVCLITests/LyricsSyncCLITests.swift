@@ -129,3 +129,25 @@ struct SharedWordTimingCLITests {
         #expect(median <= 80)
     }
 }
+
+/// `--accompaniment`: the shared scene dev-12's takes (a singer over the backing track, recorded
+/// with the app's latency), the bleed cancelled: the take sung 400 ms late maps 400 ms later than
+/// the good one.
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: syncSharedRoot + "/scenes/dev-12/take_late_400ms.flac"), "../shared is not there"))
+struct SharedAccompanimentSyncCLITests {
+    @Test func aLateTakeMapsLater() throws {
+        let s = try Scratch()
+        let dir = syncSharedRoot + "/scenes/dev-12"
+        func offset(_ take: String) throws -> Int {
+            let r = try ktv(["lyrics", "sync", dir + "/lyrics.krc", "--audio", dir + "/" + take, "--accompaniment", dir + "/accompaniment.flac",
+                             "-o", s.dir.appendingPathComponent(take + ".krc").path, "--format", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+            let sections = try #require(json["sections"] as? [[String: Any]])
+            #expect(sections.count == 1)
+            return try #require(sections.first?["offset_ms"] as? Int)
+        }
+        let good = try offset("take_good.flac"), late = try offset("take_late_400ms.flac")
+        #expect(abs(late - good - 400) <= 20, "good \(good) ms, late \(late) ms")
+    }
+}
