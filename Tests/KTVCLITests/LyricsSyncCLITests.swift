@@ -151,3 +151,30 @@ struct SharedAccompanimentSyncCLITests {
         #expect(abs(late - good - 400) <= 20, "good \(good) ms, late \(late) ms")
     }
 }
+
+/// `ktv batch sync`: a manifest of lyric/audio pairs, one result line per row, the retimed files
+/// in the folder, a failed row as an error line (exit 1), a manifest without the sync columns 65.
+@Suite struct BatchSyncCLITests {
+    @Test func aManifestOfPairs() throws {
+        let s = try Scratch()
+        let fx = KTVBinary.packageRoot.appendingPathComponent("fixtures/audio").path
+        let manifest = try s.write("m.csv", "id,lyrics,take\nlate,\(fx)/demo-dualmono-late.lrc,\(fx)/demo-dualmono.flac\nsong/2,\(fx)/demo-dualmono.krc,\(fx)/demo-dualmono.flac\nmissing,nope.lrc,\(fx)/demo-dualmono.flac\n")
+        let out = s.dir.appendingPathComponent("out").path, results = s.dir.appendingPathComponent("r.jsonl").path
+        let r = try ktv(["batch", "sync", manifest, "--out-dir", out, "-o", results, "--jobs", "2"])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("3 row(s): 2 synced, 0 with lines dropped or low-confidence, 1 failed"))
+        let lines = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let byId = Dictionary(uniqueKeysWithValues: lines.map { ($0["id"] as? String ?? "", $0) })
+        #expect(Set(byId.keys) == ["late", "song/2", "missing"])
+        #expect(byId["missing"]?["reason"] as? String == "unreadable")
+        let late = try #require(byId["late"]?["sections"] as? [[String: Any]])
+        #expect(abs((late.first?["offset_ms"] as? Int ?? 0) + 900) <= 20)
+        #expect(FileManager.default.fileExists(atPath: out + "/late.lrc") && FileManager.default.fileExists(atPath: out + "/song_2.krc"))
+        let bad = try s.write("bad.csv", "id,take,reference\na,b,c\n")
+        let b = try ktv(["batch", "sync", bad, "--out-dir", out])
+        #expect(b.status == 65)
+        #expect(b.stderr.contains("no `lyrics` column; every manifest names id, lyrics and take"))
+    }
+}
