@@ -230,6 +230,7 @@ bench:
 	.build/release/ktv-bench replay --hours 3 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench score --takes 1000 --audio-takes 20 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench batch --takes 200 --ktv $(KTV_RELEASE)
+	.build/release/ktv-bench sync --minutes 4 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench assess
 	.build/release/ktv-bench assess-experts
 	@# Python peers (aubio, librosa) from PyPI into a virtualenv; the bench runs without them if this fails.

@@ -33,6 +33,13 @@ public enum LyricsOutputFormat: String, Sendable, CaseIterable {
         guard let format = LyricsOutputFormat(rawValue: key) ?? Self.aliases[key] else { return nil }
         self = format
     }
+
+    /// The format that writes what `format` reads (Migu XML is `xml`); nil for the pitch-only formats.
+    public init?(writing format: LyricFormat) {
+        if format == .miguXML { self = .xml; return }
+        guard let f = LyricsOutputFormat(rawValue: format.rawValue) else { return nil }
+        self = f
+    }
 }
 
 public struct LyricsWriteOptions: Sendable {

@@ -11,7 +11,7 @@ struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
         abstract: "Score the takes a manifest lists, or report on a results file.",
-        subcommands: [BatchRunCommand.self, BatchReportCommand.self],
+        subcommands: [BatchRunCommand.self, BatchReportCommand.self, BatchSyncCommand.self],
         defaultSubcommand: BatchRunCommand.self)
 }
 

@@ -5,6 +5,7 @@ import KTVBatch
 import KTVCore
 import KTVLyrics
 import KTVScore
+import KTVPitch
 
 /// Writes a line to standard error. A standard error nobody reads is not worth failing over.
 func printError(_ s: String) {
@@ -249,6 +250,22 @@ func mentionTextLimitFlag(_ results: inout [FileFindings]) {
             results[i].diagnostics[j].message += "; raise the limit with --max-text-mb N if the file is genuine"
         }
     }
+}
+
+/// The library says the lyrics follow another edit of the song; the command that fixes it is the command line's to say.
+func mentionSyncCommand(_ results: inout [FileFindings], audio: String) {
+    for i in results.indices {
+        for j in results[i].diagnostics.indices where results[i].diagnostics[j].rule == LyricTimingCheck.differentEditRule {
+            let path = results[i].path, ext = (path as NSString).pathExtension
+            results[i].diagnostics[j].message += "; fix it with `ktv lyrics sync \(shellQuoted(path)) --audio \(shellQuoted(audio)) -o synced\(ext.isEmpty ? "" : "." + ext)`"
+        }
+    }
+}
+
+/// A path as a shell reads it back: quoted when it holds anything but safe characters.
+func shellQuoted(_ s: String) -> String {
+    let safe = s.allSatisfy { $0.isLetter || $0.isNumber || "-_./+,:@".contains($0) }
+    return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
 /// `--latency-ms`'s value: milliseconds, or `auto` (estimated from the take); nil: not given.

@@ -39,6 +39,14 @@ enum HelpPage {
             "ktv lyrics validate fixtures/lyrics --min-severity error --format json",
             "ktv lyrics validate fixtures/audio/demo-dualmono.krc --audio fixtures/audio/demo-dualmono.flac",
         ],
+        "ktv batch sync": [
+            "ktv batch sync catalogue.csv --out-dir synced -o sync.jsonl",
+            "ktv batch sync catalogue.csv --out-dir synced --to krc --jobs 2",
+        ],
+        "ktv lyrics sync": [
+            "ktv lyrics sync fixtures/audio/demo-dualmono-late.lrc --audio fixtures/audio/demo-dualmono.flac -o synced.lrc",
+            "ktv lyrics sync fixtures/audio/demo-dualmono-late.lrc --audio fixtures/audio/demo-dualmono.flac --to krc -o synced.krc --format json",
+        ],
         "ktv split": [
             "ktv split fixtures/audio/demo-dualmono.flac --vocals --out-dir split",
             "ktv split fixtures/audio/demo-dualmono.flac --layout left --out-dir split",

@@ -6,8 +6,8 @@ import KTVLyrics
 struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics",
-        abstract: "Parse, decrypt, convert and validate karaoke lyric files (\(LyricFormat.allCases.map(\.title).joined(separator: ", "))).",
-        subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self]
+        abstract: "Parse, decrypt, convert, validate and sync karaoke lyric files (\(LyricFormat.allCases.map(\.title).joined(separator: ", "))).",
+        subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self, Sync.self]
     )
 }
 

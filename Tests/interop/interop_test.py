@@ -9,6 +9,8 @@
 - MusicXML through music21: the hand-written fixtures read with music21's own tempo, tie and
   transposition handling give ktv's note times and pitches; ktv's written MusicXML reads back in
   music21 with the same notes and words;
+- `ktv lyrics sync` on the demo track (its late LRC and its KRC), written as ASS, WebVTT and TTML,
+  read back by the same readers with the lines where the voice sings;
 - JSON through jsonschema: every JSON ktv writes (score, a batch's lines and summary, split, pitch
   eval, replay, the lyric model, validate) against its schema in docs/schema (2020-12), on the
   fixtures, a batch with failures, simulated rooms, and ../shared's scenes when there.
@@ -310,7 +312,47 @@ def schema_checks(binary, root, out, scenes):
             validate("lyrics", json.loads(r.stdout), f"lyrics {name}")
     run_json(["lyrics", "validate", os.path.join(fx, "lyrics"), "--format", "json"], "validate", "validate fixtures", ok=(1, 65))
     run_json(["lyrics", "validate", demo + ".krc", "--audio", demo + ".flac", "--format", "json"], "validate", "validate --audio")
+    run_json(["lyrics", "sync", demo + "-late.lrc", "--audio", demo + ".flac", "-o", os.path.join(out, "synced.lrc"), "--format", "json"],
+             "lyrics-sync", "lyrics sync")
+    refused("lyrics-sync", {"audio": "a"}, "a sync report without its map")
     return checked
+
+
+def clock_ms(t):
+    """A WebVTT or TTML time (`hh:mm:ss.fff`, `mm:ss.fff` or `12.5s`) in milliseconds."""
+    if t.endswith("s"):
+        return round(float(t[:-1]) * 1000)
+    parts = [float(x) for x in t.split(":")]
+    return round(sum(v * 60 ** (len(parts) - 1 - i) for i, v in enumerate(parts)) * 1000)
+
+
+def sync_checks(binary, fixtures, out):
+    """`ktv lyrics sync` outputs read back: the demo's late LRC and its KRC synced to the demo track,
+    written as ASS, WebVTT and TTML, opened by pysubs2, webvtt-py and ttconv with ktv's new times."""
+    import pysubs2
+    import webvtt
+    import ttconv.imsc.reader as ttml_reader
+    import xml.etree.ElementTree as et
+    demo = os.path.join(fixtures, "audio", "demo-dualmono")
+    truth = [400, 4067, 6993]
+    n = 0
+    for src in (demo + "-late.lrc", demo + ".krc"):
+        for fmt in ("ass", "vtt", "ttml"):
+            dst = os.path.join(out, f"sync-{os.path.basename(src)}.{fmt}")
+            r = ktv(["lyrics", "sync", src, "--audio", demo + ".flac", "-o", dst, "--to", fmt], binary)
+            check(r.returncode == 0, f"ktv lyrics sync {src} --to {fmt}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+            if fmt == "ass":
+                starts = [e.start for e in pysubs2.load(dst).events if e.style != "Translation"]
+            elif fmt == "vtt":
+                starts = [clock_ms(c.start) for c in webvtt.read(dst)]
+            else:
+                doc = ttml_reader.to_model(et.parse(dst))
+                check(doc is not None, f"{dst}: ttconv returned no document")
+                starts = [clock_ms(p.attrib["begin"]) for p in et.parse(dst).iter() if p.tag.endswith("}p")]
+            check(len(starts) == 3 and all(abs(a - b) <= 30 for a, b in zip(starts, truth)),
+                  f"{dst}: line starts {starts}, expected {truth} within 30 ms")
+            n += 1
+    return n
 
 
 extra_sources = []
@@ -327,7 +369,9 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as out:
         n, words = lyric_checks(a.ktv, os.path.join(a.fixtures, "lyrics"), out, [p for p in a.extra_lyrics if os.path.exists(p)])
         m = musicxml_checks(a.ktv, os.path.join(a.fixtures, "musicxml"), out)
+        synced = sync_checks(a.ktv, os.path.abspath(a.fixtures), out)
         schemas = schema_checks(a.ktv, os.path.dirname(os.path.abspath(a.fixtures)), out, [d for d in a.scenes if os.path.isdir(d)])
     print(f"interop: {checks} checks passed: {n} lyric files through pysubs2, webvtt-py and ttconv ({words} TTML word times as ttconv reads them); "
-          f"{m} notes compared with music21 ({len(extra_sources)} extra reference(s)); JSON documents valid against their schemas: "
+          f"{m} notes compared with music21 ({len(extra_sources)} extra reference(s)); "
+          f"{synced} lyrics sync outputs read back; JSON documents valid against their schemas: "
           + ", ".join(f"{k} {v}" for k, v in schemas.items()))
