@@ -27,6 +27,19 @@ public enum PageAudio: Sendable, Equatable {
     case link(String)
     /// The file carried inside the page as a `data:` URL.
     case embed(path: String)
+
+    /// What the page of `take`, written at `page`, plays: the recording, linked relative to the page
+    /// (or carried in it with `embed`); none for a pitch track, and the page says why.
+    public static func of(take: String, page: String, embed: Bool = false) -> PageAudio {
+        guard (try? Scorer.isAudio(path: take)) == true else { return .none(reason: "No recording to play: the take is a pitch track.") }
+        return embed ? .embed(path: take) : .link(TakePage.link(from: page, to: take))
+    }
+
+    /// What a page with this audio shows, for the line saying where it was written.
+    public var pageContents: String {
+        if case .none = self { return "the timeline, the lines and the findings; no player, as the take is a pitch track" }
+        return "the timeline, the lines, the findings and a player"
+    }
 }
 
 /// A take's page: one self-contained HTML file (template `Templates/take.html`) showing the song's

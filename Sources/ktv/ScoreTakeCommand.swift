@@ -60,7 +60,7 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: "With --svg: the lines drawn: all, judged (default; all when none was) or weakest:N (the N lowest-scored judged lines).")
     var svgLines = "judged"
 
-    @Option(help: "Write the take's page here (HTML, one self-contained file, atomically): the song's timeline with the notes, your pitch and each line's score, the findings, and a player that follows the song.")
+    @Option(help: "Write the take's page here (HTML, one self-contained file, atomically): the song's timeline with the notes, your pitch and each line's score, the findings, and, for an audio take, a player that follows the song.")
     var html: String?
 
     @Flag(help: ArgumentHelp("With --html: carry the recording inside the page instead of linking to it. " + TakePageConfiguration.Spec.maxEmbedMB.help))
@@ -109,8 +109,9 @@ struct ScoreTakeCommand: ParsableCommand {
         } catch { throw scoreFailure(error) }
         for t in result.truncations { printError("ktv: warning: \(t)") }
         if let html {
-            try writePage(result, to: html)
-            if html != "-" { printError("ktv: wrote \(html) (open it in a browser: the timeline, the lines, a player)") }
+            let audio = PageAudio.of(take: take, page: html, embed: embedAudio)
+            try writePage(result, audio: audio, to: html)
+            if html != "-" { printError("ktv: wrote \(html) (open it in a browser: \(audio.pageContents))") }
         }
         if let svg {
             let picture = ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent,
@@ -123,11 +124,8 @@ struct ScoreTakeCommand: ParsableCommand {
         }
     }
 
-    /// The take's page: the recording linked relative to the page (or carried in it), none for a pitch track.
-    func writePage(_ result: Scorer.Result, to html: String) throws {
-        let audio: PageAudio = (try? Scorer.isAudio(path: take)) == true
-            ? (embedAudio ? .embed(path: take) : .link(TakePage.link(from: html, to: take)))
-            : .none(reason: "No recording to play: the take is a pitch track.")
+    /// The take's page, playing `audio`.
+    func writePage(_ result: Scorer.Result, audio: PageAudio, to html: String) throws {
         let page: String
         do {
             page = try TakePage.render(result.card, sung: result.sung, take: take, reference: reference.name,

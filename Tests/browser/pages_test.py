@@ -102,6 +102,11 @@ def take_pages(ktv, out, shared):
         run([ktv, "score", os.path.join(agora, "qilixiang_good2_50ms_pitch.txt"), "--pitch-interval-ms", "50",
              "--reference", os.path.join(agora, "660250.xml"), "--html", page, "-o", os.devnull])
         pages.append(("七里香 good2 (50 lines)", page, False))
+        # good1: 21 of the 50 lines judged, line 12 wider than the one-line zoom's view.
+        page = os.path.join(out, "qilixiang-good1.html")
+        run([ktv, "score", os.path.join(agora, "qilixiang_good1_50ms_pitch.txt"), "--pitch-interval-ms", "50",
+             "--reference", os.path.join(agora, "660250.xml"), "--html", page, "-o", os.devnull])
+        pages.append(("七里香 good1 (50 lines)", page, False))
     else:
         print(f"  skip the real song: {agora} is not there")
     return pages
@@ -132,6 +137,58 @@ def wait_for(page, expression, seconds):
         page.wait_for_timeout(50)
 
 
+# Boxes in the page's pixels: [left, top, right, bottom].
+BOXES = """sel => [...document.querySelectorAll(sel)].filter(e => e.getAttribute('visibility') !== 'hidden')
+  .map(e => { const r = e.getBoundingClientRect(); return { key: e.dataset.lineScore || e.dataset.note || e.textContent, box: [r.left, r.top, r.right, r.bottom] }; })"""
+
+
+def view_box(page):
+    r = page.evaluate("(() => { const r = scroller.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()")
+    return r
+
+
+def inside(box, view):
+    return box[0] >= view[0] - 0.5 and box[2] <= view[2] + 0.5
+
+
+def check_graph_labels(page, lines, where):
+    """Every judged line's score labelled, no two labels touching, every time label wholly in view."""
+    labels = page.evaluate(BOXES, "#graph text.lscore")
+    judged = {str(l["line"]) for l in lines if l["judged"]}
+    have = {l["key"] for l in labels}
+    check(judged <= have, f"{where}: each of the {len(judged)} judged lines' scores labelled ({len(judged & have)} are)")
+    clash = [(a["key"], b["key"]) for i, a in enumerate(labels) for b in labels[i + 1:]
+             if a["box"][0] < b["box"][2] and b["box"][0] < a["box"][2] and a["box"][1] < b["box"][3] and b["box"][1] < a["box"][3]]
+    check(not clash, f"{where}: no two of the {len(labels)} score labels overlap ({clash[:3]})")
+    view = view_box(page)
+    ticks = page.evaluate(BOXES, "#graph text.tick")
+    cut = [t["key"] for t in ticks if not inside(t["box"], view) and t["box"][2] > view[0] and t["box"][0] < view[2]]
+    shown = [t for t in ticks if inside(t["box"], view)]
+    check(not cut and shown, f"{where}: time labels wholly in view, first {shown[0]['key'] if shown else None!r} (cut: {cut})")
+
+
+def check_line_click(page, lines, number, shots, shot):
+    """At the one-line zoom, a click on line `number` shows it whole: its first and last notes and words in view."""
+    line = next(l for l in lines if l["line"] == number)
+    page.locator("#oneline").click()
+    page.wait_for_timeout(200)
+    page.locator(f"#lines [data-line='{number}']").click()
+    page.wait_for_timeout(300)
+    view = view_box(page)
+    notes = page.evaluate(BOXES, f"#graph [data-note^='{number}.']")
+    first, last = notes[0], notes[-1]
+    check(len(notes) == len(line["notes"]) and inside(first["box"], view) and inside(last["box"], view),
+          f"line {number} clicked: its notes {first['key']}…{last['key']} in view {view[0]:.0f}-{view[2]:.0f} "
+          f"({first['box'][0]:.0f}-{last['box'][2]:.0f})")
+    word = line["notes"][-1]["word"].strip()
+    # The word drawn under the last note (the nearest with its text).
+    words = sorted((w for w in page.evaluate(BOXES, "#graph text.word") if w["key"] == word), key=lambda w: abs(w["box"][0] - last["box"][0]))
+    check(bool(words) and abs(words[0]["box"][0] - last["box"][0]) < 2 and inside(words[0]["box"], view),
+          f"line {number} clicked: its last word {word!r} drawn under its note and in view")
+    check_graph_labels(page, lines, f"line {number} clicked")
+    page.screenshot(path=os.path.join(shots, shot))
+
+
 def check_take(browser, name, path, has_audio, shots):
     print(f"{name}: {path}")
     page, errors, dialogs = open_page(browser, path, shots, name)
@@ -142,6 +199,13 @@ def check_take(browser, name, path, has_audio, shots):
     check(page.locator("[data-line]").count() == len(lines), f"{len(lines)} line panels")
     check(page.locator("[data-note]").count() == drawn, f"{drawn} notes drawn")
     check(page.locator("audio").count() == 1, "one <audio>")
+    check_graph_labels(page, lines, "whole song")
+    check(page.evaluate("(() => { const c = document.querySelector('#graph path.sung'), n = document.querySelector('#graph [data-note]');"
+                        " return !!c && !!n && !!(c.compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING); })()"),
+          "the notes are drawn over the sung pitch")
+    if name.startswith("七里香 good1"):
+        page.screenshot(path=os.path.join(shots, "qilixiang-good1-whole-song.png"))
+        check_line_click(page, lines, 12, shots, "qilixiang-good1-line-12.png")
     if has_audio:
         # The play head: half-way into a note of a judged line, on the recording's clock.
         target = next((l, n) for l in lines if l["judged"] for n in l["notes"] if n["duration_ms"] > 0)
