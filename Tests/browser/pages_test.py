@@ -151,6 +151,16 @@ def inside(box, view):
     return box[0] >= view[0] - 0.5 and box[2] <= view[2] + 0.5
 
 
+# Each matching element's text as laid out: the line boxes it takes and its right edge.
+TEXT_RUNS = """sel => [...document.querySelectorAll(sel)].map(e => {
+  const w = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), n = w.nextNode(), r = document.createRange();
+  if (!n) return { text: '', lines: 0, right: 0 };
+  r.selectNodeContents(n);
+  const rects = [...r.getClientRects()];
+  return { text: n.textContent, lines: new Set(rects.map(q => Math.round(q.top))).size, right: Math.max(...rects.map(q => q.right)) };
+})"""
+
+
 def check_graph_labels(page, lines, where):
     """Every judged line's score labelled, no two labels touching, every time label wholly in view."""
     labels = page.evaluate(BOXES, "#graph text.lscore")
@@ -203,6 +213,9 @@ def check_take(browser, name, path, has_audio, shots):
     check(page.evaluate("(() => { const c = document.querySelector('#graph path.sung'), n = document.querySelector('#graph [data-note]');"
                         " return !!c && !!n && !!(c.compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING); })()"),
           "the notes are drawn over the sung pitch")
+    numbers = page.evaluate(TEXT_RUNS, "#lines .num")
+    check(len(numbers) == len(lines) and max(n["right"] for n in numbers) - min(n["right"] for n in numbers) < 0.5,
+          f"the {len(numbers)} line numbers of the list end in one column (9 over 10)")
     if name.startswith("七里香 good1"):
         page.screenshot(path=os.path.join(shots, "qilixiang-good1-whole-song.png"))
         check_line_click(page, lines, 12, shots, "qilixiang-good1-line-12.png")
@@ -295,6 +308,9 @@ def check_dashboard(browser, path, summary, rows, shots):
     links = page.locator("#rows a").count()
     check(links == scored, f"{links} takes link to their pages")
     check(HOSTILE_ID in page.locator("#rows").inner_text(), "the markup id shows as text")
+    ids = page.evaluate(TEXT_RUNS, "#rows td.id")
+    wrapped = [i["text"] for i in ids if i["lines"] != 1]
+    check(len(ids) == summary["ids"] and not wrapped, f"every id of the table on one line (wrapped: {wrapped[:3]})")
     page.screenshot(path=os.path.join(shots, "dashboard.png"), full_page=False)
     check(not dialogs, f"no script from the data ran (dialogs: {dialogs})")
     check(not errors, f"no console errors ({errors[:3]})")
@@ -303,6 +319,32 @@ def check_dashboard(browser, path, summary, rows, shots):
     sub, errors2, dialogs2 = open_page(browser, os.path.join(os.path.dirname(path), first), shots, "batch take")
     check(sub.locator("[data-line]").count() > 0 and not errors2 and not dialogs2, f"the linked page {first} opens without errors")
     sub.close()
+    page.close()
+
+
+def check_one_take_dashboard(browser, ktv, out, shots):
+    """A batch of one take says "1 take", never "1 takes"."""
+    folder = os.path.join(out, "batch")
+    with open(os.path.join(folder, "manifest.jsonl")) as f:
+        first = f.readline()
+    one = os.path.join(out, "one")
+    os.makedirs(one, exist_ok=True)
+    with open(os.path.join(one, "manifest.jsonl"), "w") as f:
+        f.write(first)
+    results = os.path.join(one, "results.jsonl")
+    if os.path.exists(results):
+        os.remove(results)
+    p = run([ktv, "batch", os.path.join(one, "manifest.jsonl"), "-o", results, "--jobs", "1", "--progress", "never"])
+    check(" of 1 row in " in p.stderr and "with 1 job" in p.stderr, f"ktv batch counts 1 row and 1 job ({p.stderr.splitlines()[0]})")
+    dashboard = os.path.join(one, "dashboard.html")
+    run([ktv, "batch", "report", results, "--html", dashboard])
+    print(f"one-take dashboard: {dashboard}")
+    page, errors, dialogs = open_page(browser, dashboard, shots, "one-take dashboard")
+    text = page.locator("body").inner_text()
+    check("1 takes" not in text and "1 result lines" not in text, "no '1 takes' or '1 result lines'")
+    check("· 1 take" in page.locator("#hist").inner_text() and "1 of 1 take shown" in text and "1 result line read" in text,
+          "the histogram, the table and the facts say 1 take, 1 result line")
+    check(not errors and not dialogs, f"no console errors ({errors[:3]})")
     page.close()
 
 
@@ -326,6 +368,7 @@ def main():
         for name, path, has_audio in pages:
             check_take(browser, name, path, has_audio, shots)
         check_dashboard(browser, dashboard, summary, rows, shots)
+        check_one_take_dashboard(browser, ktv, args.out, shots)
         browser.close()
     print(f"{len(failures)} check(s) failed in {time.time() - started:.0f} s; screenshots in {shots}")
     sys.exit(1 if failures else 0)
