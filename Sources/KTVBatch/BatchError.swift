@@ -38,3 +38,15 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         }
     }
 }
+
+extension BatchError: ExitCoded {
+    /// A bad manifest or results file 65, files as `FileIOError` says, results already there, an
+    /// output onto an input or a setting 64.
+    public var exitCode: Int32 {
+        switch self {
+        case .resultsExist, .outputIsManifest, .outputIsInput, .invalidParameter: return KTVExitCode.usage
+        case let .io(e): return e.exitCode
+        case .badManifest, .badResults: return KTVExitCode.dataError
+        }
+    }
+}

@@ -55,9 +55,3 @@ public func xmlEscaped(_ s: String) -> String {
     }
     return o
 }
-
-/// `n` and the noun, plural unless `n` is 1: `counted(1, "take")` is "1 take", `counted(3, "take")`
-/// "3 takes"; `plural` for a noun that does not just add an s.
-public func counted(_ n: Int, _ noun: String, plural: String? = nil) -> String {
-    "\(n) \(n == 1 ? noun : plural ?? noun + "s")"
-}

@@ -25,3 +25,14 @@ public enum ReportError: ParameterErrorWrapping, Equatable, Sendable, CustomStri
         }
     }
 }
+
+extension ReportError: ExitCoded {
+    /// A recording too large to embed or a bad setting 64, a bad results file 65, files 74.
+    public var exitCode: Int32 {
+        switch self {
+        case .audioTooLarge, .invalidParameter: return KTVExitCode.usage
+        case .badResults: return KTVExitCode.dataError
+        case let .io(e): return e.exitCode
+        }
+    }
+}

@@ -66,6 +66,13 @@ public enum TakePage {
         return page.render(title: "\(title) · ktv score", data: data)
     }
 
+    /// The page of a scored take, titled with the take's file name unless `title` is given.
+    public static func render(_ result: Scorer.Result, take: String, reference: String, title: String? = nil, audio: PageAudio,
+                              configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> String {
+        try render(result.card, sung: result.sung, take: take, reference: reference, title: title ?? (take as NSString).lastPathComponent,
+                   audio: audio, configuration: configuration)
+    }
+
     /// The sung pitch, compact: song times and recording times in ms as differences from the value
     /// before (a steady hop writes the same small number again), cents rounded (null = unvoiced).
     static func contour(_ sung: SungTake) -> JSONValue {

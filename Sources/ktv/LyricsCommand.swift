@@ -39,3 +39,61 @@ struct ReadOptions: ParsableArguments {
 
     func parseOptions() throws -> LyricsParseOptions { try limit.options(offsetSign: offsetSign, format: format) }
 }
+
+// Shared by the lyrics subcommands: reading a lyric file, and its findings and errors worded for the command line.
+
+/// `path: line N: message` / `path: byte offset N: message` for a file that cannot be read as lyrics.
+func describe(_ error: LyricsError, path: String) -> String {
+    "\(displayName(path)): \(lyricsErrorMessage(error))"
+}
+
+/// The error's message, with the option that gets past it when there is one.
+func lyricsErrorMessage(_ error: LyricsError) -> String {
+    if case .tooLarge = error { return "\(error); raise the limit with --max-text-mb N if the file is genuine" }
+    return "\(error)"
+}
+
+/// Reads a lyric file's bytes, never more than the text ceiling (more could not be lyrics we read).
+func readLyricBytes(_ path: String, maxTextBytes: Int) throws -> [UInt8] {
+    do { return try FileIO.read(path, maxBytes: maxTextBytes) } catch {
+        if case let .tooLarge(_, limit) = error {
+            printError("ktv: \(describe(LyricsBatch.tooLargeInput(path, limitBytes: limit), path: path))")
+            throw ExitCode(KTVExitCode.dataError)
+        }
+        printError("ktv: \(error)")
+        throw ExitCode(KTVExitCode.ioError)
+    }
+}
+
+/// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot.
+func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyrics {
+    let bytes = try readLyricBytes(path, maxTextBytes: options.maxTextBytes)
+    do {
+        // Handed over, not copied: the reader can then drop a BOM in place.
+        return try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
+    } catch {
+        printError("ktv: \(describe(error, path: path))")
+        throw ExitCode(KTVExitCode.dataError)
+    }
+}
+
+/// Prints parse findings (warnings and errors) to standard error; stops with 65 on errors unless lenient.
+func reportParseFindings(_ parsed: ParsedLyrics, path: String, lenient: Bool) throws {
+    for d in parsed.diagnostics where d.severity >= .warning {
+        printError(DiagnosticReport.text(d, path: displayName(path)))
+    }
+    let errors = parsed.diagnostics.filter { $0.severity == .error }.count
+    if errors > 0 && !lenient {
+        printError("ktv: \(displayName(path)): \(errors) error(s); fix them, or pass --lenient to leave the bad lines out")
+        throw ExitCode(KTVExitCode.dataError)
+    }
+}
+
+/// The library names the lyric text limit; how to raise it is the command line's to say.
+func mentionTextLimitFlag(_ results: inout [FileFindings]) {
+    for i in results.indices {
+        for j in results[i].diagnostics.indices where results[i].diagnostics[j].rule == LyricsBatch.tooLargeRule {
+            results[i].diagnostics[j].message += "; raise the limit with --max-text-mb N if the file is genuine"
+        }
+    }
+}

@@ -89,7 +89,7 @@ extension LyricsCommand {
                     for t in checked.truncations { printError("ktv: warning: \(t)") }
                     results = checked.results
                 } catch let error as AudioError {
-                    throw audioFailure(error)
+                    throw failure(error)
                 } catch let error as PitchError {
                     printError("ktv: \(audio): \(error)")
                     throw ExitCode(KTVExitCode.dataError)
