@@ -53,24 +53,39 @@ public enum TakePage {
 
     public static func render(_ card: ScoreCard, sung: SungTake, take: String, reference: String, title: String,
                               audio: PageAudio, configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> String {
+        String(decoding: try renderBytes(card, sung: sung, take: take, reference: reference, title: title, audio: audio, configuration: configuration),
+               as: UTF8.self)
+    }
+
+    /// `render` as UTF-8, built as bytes: a long song's page is not also held as a string.
+    public static func renderBytes(_ card: ScoreCard, sung: SungTake, take: String, reference: String, title: String,
+                                   audio: PageAudio, configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> [UInt8] {
         let configuration = try configuration.validated()
         let data = JSONValue.object([
             ("title", .string(title)),
             ("score", ScoreReport.json(card, take: take, reference: reference)),
-            ("drawn_cents", .array(card.lines.map { line in .array(line.notes.map { n in
-                (n.targetCents ?? n.note.cents.map { $0 + card.keyShiftCents }).map { .int(Int($0.rounded())) } ?? .null }) })),
+            ("drawn_cents", drawnCents(card)),
             ("spans", .array(sung.spansMs.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
             ("contour", contour(sung)),
             ("audio", try audioJSON(audio, limitBytes: Int(configuration.maxEmbedMB * 1_048_576))),
         ])
-        return page.render(title: "\(title) · ktv score", data: data)
+        return page.renderBytes(title: "\(title) · ktv score", data: data)
     }
 
-    /// The page of a scored take, titled with the take's file name unless `title` is given.
-    public static func render(_ result: Scorer.Result, take: String, reference: String, title: String? = nil, audio: PageAudio,
-                              configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> String {
-        try render(result.card, sung: result.sung, take: take, reference: reference, title: title ?? (take as NSString).lastPathComponent,
+    /// The page of a scored take as UTF-8, titled with the take's file name unless `title` is given.
+    public static func renderBytes(_ result: Scorer.Result, take: String, reference: String, title: String? = nil, audio: PageAudio,
+                                   configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> [UInt8] {
+        try renderBytes(result.card, sung: result.sung, take: take, reference: reference, title: title ?? (take as NSString).lastPathComponent,
                    audio: audio, configuration: configuration)
+    }
+
+    /// Each note's pitch as the page draws it (where it was judged, or the reference in the singer's
+    /// key), line by line, each line made as it is written.
+    static func drawnCents(_ card: ScoreCard) -> JSONValue {
+        let lines = card.lines, shift = card.keyShiftCents
+        return .generated(count: lines.count) { i in
+            .array(lines[i].notes.map { n in (n.targetCents ?? n.note.cents.map { $0 + shift }).map { .int(Int($0.rounded())) } ?? .null })
+        }
     }
 
     /// The sung pitch, compact: song times and recording times in ms as differences from the value

@@ -44,8 +44,14 @@ public enum ScoreReport {
                 ("share_within_50_cents", number(card.shareWithin50Cents, 1000)),
                 ("mean_onset_ms", number(card.meanOnsetMs)),
             ])),
-            ("lines", .array(card.lines.map(line))),
+            ("lines", lines(card)),
         ])
+    }
+
+    /// The card's lines, each made as it is written: a long song's card is never a tree of every note.
+    static func lines(_ card: ScoreCard) -> JSONValue {
+        let lines = card.lines
+        return .generated(count: lines.count) { k in line(lines[k]) }
     }
 
     /// Points lost to each term (ktv rules), or null.

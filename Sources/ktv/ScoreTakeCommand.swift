@@ -107,9 +107,9 @@ struct ScoreTakeCommand: ParsableCommand {
         for t in result.truncations { printError("ktv: warning: \(t)") }
         if let html {
             let audio = PageAudio.of(take: take, page: html, embed: embedAudio)
-            let page: String
-            do { page = try TakePage.render(result, take: take, reference: reference.name, audio: audio) } catch { throw failure(error) }
-            try emit(Array(page.utf8), to: html)
+            let page: [UInt8]
+            do { page = try TakePage.renderBytes(result, take: take, reference: reference.name, audio: audio) } catch { throw failure(error) }
+            try emit(page, to: html)
             if html != "-" { printError("ktv: wrote \(html) (open it in a browser: \(audio.pageContents))") }
         }
         if let svg {
@@ -117,7 +117,7 @@ struct ScoreTakeCommand: ParsableCommand {
             try emit(Array(ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent, lines: lines).utf8), to: svg)
         }
         switch format {
-        case .json: try emit(Array(ScoreReport.json(result.card, take: take, reference: reference.name).serialized().utf8), to: output)
+        case .json: try emitStreaming(to: output) { put in try ScoreReport.json(result.card, take: take, reference: reference.name).write(to: put) }
         case .text: try emit(Array(ScoreReport.text(result.card, take: take).utf8), to: output)
         }
     }
