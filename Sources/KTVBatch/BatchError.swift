@@ -16,10 +16,10 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     /// Reading the manifest or writing the results failed.
     case io(FileIOError)
     /// A setting out of range.
-    case invalidParameter(name: String, value: String, allowed: String)
+    case invalidParameter(ParameterError)
 
     public var parameterError: ParameterError? {
-        if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }
+        if case let .invalidParameter(p) = self { return p }
         return nil
     }
 
@@ -34,7 +34,7 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
             return "\(path) is the manifest itself\(how): writing it would destroy the input; write it elsewhere"
         case let .outputIsInput(path, input): return "\(path) is \(input), an input of the batch: writing it would destroy the input; write it elsewhere"
         case let .io(error): return "\(error)"
-        case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
+        case let .invalidParameter(p): return p.description
         }
     }
 }

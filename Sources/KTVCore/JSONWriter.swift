@@ -72,6 +72,12 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// Appends the value as a pretty document writes it `indent` levels deep (no final line break):
+    /// for writers that lay out the rest of a document themselves.
+    public func append(to out: inout [UInt8], indent: Int) {
+        write(into: &out, indent: indent) { _ in }
+    }
+
     /// `serializedBytes(pretty:)` handed to `sink` in pieces of about `chunkBytes` (the last may be
     /// shorter): what a large report streams to a file.
     public func write<E: Error>(pretty: Bool = true, chunkBytes: Int = 1 << 16, to sink: ([UInt8]) throws(E) -> Void) throws(E) {
