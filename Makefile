@@ -45,6 +45,8 @@ test:
 BROWSER_OUT := .build/browser
 browser-test: release
 	@command -v chromium >/dev/null 2>&1 || { echo "installing: chromium"; $(APT_INSTALL) chromium; } || true; }
+	@# A CJK font, so the screenshots of 七里香 show its words rather than empty boxes (the checks do not need it).
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { echo "installing: fonts-wqy-zenhei"; $(APT_INSTALL) fonts-wqy-zenhei; } || true; }
 	@if ! command -v chromium >/dev/null 2>&1; then echo "SKIP browser-test: no chromium, and apt could not install it"; exit 0; fi; \
 	if ! .venv-browser/bin/python -c 'import playwright' 2>/dev/null; then \
 	  rm -rf .venv-browser; \
