@@ -56,11 +56,12 @@ browser-test: release
 	.venv-browser/bin/python Tests/browser/pages_test.py --ktv $(KTV_RELEASE) --out $(BROWSER_OUT) --browser "$$(command -v chromium)"
 
 ## interop-test: ktv's outputs read by other projects' readers, from PyPI into .venv-interop: every
-## lyric fixture as ASS (pysubs2: each line's \\k sums to its duration), WebVTT (webvtt-py) and TTML
-## (ttconv); the MusicXML fixtures read by music21 (its ties, transposition and tempo against
-## ktv's), and ktv's written MusicXML read back by music21, with ../shared's scene references when
-## there; every JSON ktv writes against its schema in docs/schema (jsonschema). Skipped, with the
+## lyric fixture (and ../shared's lyrics when there) as ASS (pysubs2: each line's \\k sums to its
+## duration), WebVTT (webvtt-py) and TTML (ttconv: every line's and word's time, ±1 ms); the
+## MusicXML fixtures read by music21 (its ties, transposition and tempo against ktv's), and ktv's
+## written MusicXML read back by music21, with ../shared's scene references when there; every JSON ktv writes against its schema in docs/schema (jsonschema). Skipped, with the
 ## reason, where PyPI cannot be reached.
+INTEROP_LYRICS := $(wildcard ../shared/lyrics/krc/*.krc ../shared/lyrics/lrc/*.lrc ../shared/lyrics/xml/*.xml ../shared/lyrics/yrc/* ../shared/lyrics/qrc/*)
 INTEROP_EXTRA := $(wildcard ../shared/scenes/*/reference.xml ../shared/scenes/*/reference.notes.json ../shared/agora/LrcView-iOS/Tests/Resource/TestLogFile/xml/*.xml)
 interop-test: release
 	@if ! .venv-interop/bin/python -c 'import music21, pysubs2, webvtt, ttconv, jsonschema' 2>/dev/null; then \
@@ -69,7 +70,7 @@ interop-test: release
 	  .venv-interop/bin/pip install -q music21 pysubs2 webvtt-py ttconv jsonschema || { echo "SKIP interop-test: music21, pysubs2, webvtt-py, ttconv or jsonschema could not be installed from PyPI"; exit 0; }; \
 	fi; \
 	.venv-interop/bin/python Tests/interop/interop_test.py --ktv $(KTV_RELEASE) --fixtures fixtures --extra $(INTEROP_EXTRA) \
-	  --scenes $(wildcard ../shared/scenes/*)
+	  --scenes $(wildcard ../shared/scenes/*) --extra-lyrics $(INTEROP_LYRICS)
 
 ## install: the release binary into $(PREFIX)/bin, a man page per command (generated from the
 ## command definitions by swift-argument-parser's generate-manual plugin, ending with each page's
@@ -239,6 +240,7 @@ bench:
 	.build/release/ktv-bench replay --hours 3 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench score --takes 1000 --audio-takes 20 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench batch --takes 200 --ktv $(KTV_RELEASE)
+	.build/release/ktv-bench sync --minutes 4 --ktv $(KTV_RELEASE)
 	.build/release/ktv-bench assess
 	.build/release/ktv-bench assess-experts
 	@# Python peers (aubio, librosa) from PyPI into a virtualenv; the bench runs without them if this fails.

@@ -1,4 +1,5 @@
 import KTVCore
+import KTVScore
 
 /// Why a batch could not run at all (a take that fails is a `BatchFailure` line, not this). Messages
 /// name the file and the line and say what to change.
@@ -17,6 +18,8 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     case io(FileIOError)
     /// A setting out of range.
     case invalidParameter(ParameterError)
+    /// The manifest given is another kind of file (a recording, lyrics, a reference), told from its bytes.
+    case misplaced(MisplacedInput)
 
     public var parameterError: ParameterError? {
         if case let .invalidParameter(p) = self { return p }
@@ -35,18 +38,19 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         case let .outputIsInput(path, input): return "\(path) is \(input), an input of the batch: writing it would destroy the input; write it elsewhere"
         case let .io(error): return "\(error)"
         case let .invalidParameter(p): return p.description
+        case let .misplaced(m): return m.description
         }
     }
 }
 
 extension BatchError: ExitCoded {
-    /// A bad manifest or results file 65, files as `FileIOError` says, results already there, an
-    /// output onto an input or a setting 64.
+    /// A bad manifest or results file, or another kind of file given as the manifest, 65; files as
+    /// `FileIOError` says; results already there, an output onto an input or a setting 64.
     public var exitCode: Int32 {
         switch self {
         case .resultsExist, .outputIsManifest, .outputIsInput, .invalidParameter: return KTVExitCode.usage
         case let .io(e): return e.exitCode
-        case .badManifest, .badResults: return KTVExitCode.dataError
+        case .badManifest, .badResults, .misplaced: return KTVExitCode.dataError
         }
     }
 }

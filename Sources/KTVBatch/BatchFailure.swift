@@ -41,8 +41,27 @@ public struct BatchFailure: Error, Sendable, Equatable {
         self.message = message
     }
 
+    /// A slot as a manifest names it: its column.
+    static func column(_ slot: InputSlot) -> String {
+        switch slot {
+        case .take: return "in the take column"
+        case .reference: return "in the reference column"
+        case .lyrics: return "in the lyrics column"
+        case .referenceAudio: return "as a reference recording (a batch row takes reference files; score against a recording one take at a time)"
+        case .manifest: return "as the manifest"
+        }
+    }
+
+    /// A library parameter a row's column sets, as the manifest names it (`pitchIntervalMs` → the
+    /// pitch_interval_ms column).
+    static func columnText(_ text: String) -> String {
+        respellingParameters(in: text) { name in
+            ManifestColumn.allCases.first { String(describing: $0) == name }.map { "the \($0.rawValue) column" }
+        }
+    }
+
     init(_ error: Error, stage: Stage) {
-        message = "\(error)"
+        message = Self.columnText("\(error)")
         switch error {
         case let e as BatchFailure: self = e
         case let e as ScoreError:
@@ -50,6 +69,9 @@ public struct BatchFailure: Error, Sendable, Equatable {
             case .badReference: reason = .reference
             case .badTake: reason = stage == .reference ? .reference : .take
             case .invalidParameter: reason = .row
+            case let .misplaced(m):
+                reason = m.slot == .take ? .take : .reference
+                message = m.message(naming: Self.column)
             }
         case is AudioError: reason = stage == .reference ? .reference : .audio
         case is PitchError: reason = stage == .reference ? .reference : .take

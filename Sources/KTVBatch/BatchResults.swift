@@ -14,7 +14,7 @@ public struct TakeOutcome: Sendable, Equatable {
     public var score100: Double?
     public var latencyMs: Double?
     public var judgedShare: Double?
-    /// The first finding that costs points (else the first at all): its code and message.
+    /// The first finding that costs points (a warning or a fault; nil when none did): its code and message.
     public var topFinding: String?
     public var topFindingMessage: String?
     public var reason: String?
@@ -141,11 +141,17 @@ public struct BatchResults: Sendable {
         return out.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
+    /// The scored takes' scores by rule set, on the rule set's own scale (`score`) or on 0-100
+    /// (`score_100`, the one scale every rule set has), each summarised by `ScoreDistribution`.
+    public func distributions(score100: Bool = false) -> [(rules: String, distribution: ScoreDistribution)] {
+        var byRules: [String: [Double]] = [:]
+        for t in takes where t.isOK { if let s = score100 ? t.score100 : t.score { byRules[t.rules ?? "unknown", default: []].append(s) } }
+        return byRules.sorted { $0.key < $1.key }.map { ($0.key, ScoreDistribution($0.value)) }
+    }
+
     /// The summary over every id in the file (not only the last run's).
     public func summary() -> JSONValue {
         func r(_ x: Double) -> JSONValue { .double((x * 100).rounded() / 100) }
-        var byRules: [String: [Double]] = [:]
-        for t in takes where t.isOK { if let s = t.score { byRules[t.rules ?? "unknown", default: []].append(s) } }
         let elapsed = takes.compactMap(\.elapsedMs).map(Double.init).sorted()
         // Summed as Double: edited lines of `Int.max` would trap an `Int` sum or conversion.
         let sum = elapsed.reduce(0, +)
@@ -158,9 +164,8 @@ public struct BatchResults: Sendable {
             ("failed", .int(failed)),
             ("superseded_lines", .int(superseded)),
             ("failures_by_reason", .object(failuresByReason.map { ($0.reason, .int($0.takes.count)) })),
-            ("scores", .object(byRules.sorted { $0.key < $1.key }.map { name, values in
-                let d = ScoreDistribution(values)
-                return (name, .object([("count", .int(d.count)), ("mean", r(d.mean)), ("min", r(d.min)), ("p10", r(d.p10)),
+            ("scores", .object(distributions().map { name, d in
+                (name, .object([("count", .int(d.count)), ("mean", r(d.mean)), ("min", r(d.min)), ("p10", r(d.p10)),
                                        ("p50", r(d.p50)), ("p90", r(d.p90)), ("max", r(d.max))]))
             })),
             ("elapsed_ms", .object([("total", total), ("p50", elapsed.isEmpty ? .null : r(Stats.median(elapsed) ?? 0)),
@@ -219,7 +224,9 @@ extension TakeOutcome {
         }
         expertGrade = result["expert_grade"]?.number
         if case let .array(findings)? = result["findings"] {
-            let top = findings.first { $0["severity"]?.string != "info" } ?? findings.first
+            // The first that costs points (docs/batch.md): an info (a forgiven octave, a free
+            // transposition) costs nothing, so a take with only those has no top finding.
+            let top = findings.first { $0["severity"]?.string != "info" }
             topFinding = top?["code"]?.string
             topFindingMessage = top?["message"]?.string
         }

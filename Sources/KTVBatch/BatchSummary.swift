@@ -2,13 +2,15 @@ import Foundation
 import KTVCore
 
 /// The scores of one rule set in a run (rule sets have their own scales: ktv 0-100, agora per line,
-/// ultrastar of 10000, so they are never pooled).
+/// ultrastar of 10000, so they are never pooled). The one place a batch's scores are summarised:
+/// the run's summary, `ktv batch report`'s and its dashboard's all come from here, with KTVCore's
+/// `Stats` (the median of an even count is the mean of the middle two; p10 and p90 nearest-rank).
 public struct ScoreDistribution: Sendable, Equatable {
     public var count: Int
     public var mean: Double
     public var min: Double, p10: Double, p50: Double, p90: Double, max: Double
 
-    init(_ values: [Double]) {
+    public init(_ values: [Double]) {
         let sorted = values.sorted()
         count = sorted.count
         mean = Stats.mean(sorted) ?? 0

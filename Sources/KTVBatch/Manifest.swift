@@ -1,5 +1,6 @@
 import Foundation
 import KTVCore
+import KTVScore
 
 // A batch manifest: one row per take, as CSV with a header row (RFC 4180: quoted fields, doubled
 // quotes, CRLF or LF, newlines inside quotes) or as JSON Lines (one object per line). The whole
@@ -58,7 +59,8 @@ public struct Manifest: Sendable {
 
     /// Reads a manifest file (`-`: standard input, whose relative paths are from the current folder).
     /// Over its size limit it is a bad manifest (the data, not the machine, is the problem).
-    public static func read(path: String) throws(BatchError) -> Manifest {
+    /// `required`: the columns every row needs (scoring's by default; `SyncBatch.required` for sync).
+    public static func read(path: String, required: [ManifestColumn] = ManifestColumn.required) throws(BatchError) -> Manifest {
         let bytes: [UInt8]
         let name = path == "-" ? "<stdin>" : path
         do { bytes = try FileIO.read(path, maxBytes: maxBytes, maxStreamBytes: maxStreamBytes) } catch {
@@ -68,17 +70,24 @@ public struct Manifest: Sendable {
                 : "more than \(FileIO.describeSize(limit)) read from a stream (a pipe or a device, not a regular file) without its end; save a manifest that large to a file")
         }
         let base = path == "-" ? FileManager.default.currentDirectoryPath : (path as NSString).deletingLastPathComponent
-        return try parse(bytes, name: name, baseDirectory: base.isEmpty ? "." : base,
-                         format: path.hasSuffix(".csv") ? .csv : (path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson")) ? .jsonl : nil)
+        do {
+            return try parse(bytes, name: name, baseDirectory: base.isEmpty ? "." : base,
+                             format: path.hasSuffix(".csv") ? .csv : (path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson")) ? .jsonl : nil, required: required)
+        } catch {
+            // A recording, lyrics or a reference given as the manifest: say what it is, not where its bytes broke CSV.
+            if case .badManifest = error, let m = MisplacedInput.check(path: name, bytes: bytes, slot: .manifest) { throw .misplaced(m) }
+            throw error
+        }
     }
 
     /// Parses manifest bytes; `format` nil: JSON Lines when the first non-blank character is `{`, else CSV.
-    public static func parse(_ bytes: [UInt8], name: String, baseDirectory: String, format: Format? = nil) throws(BatchError) -> Manifest {
+    public static func parse(_ bytes: [UInt8], name: String, baseDirectory: String, format: Format? = nil,
+                             required: [ManifestColumn] = ManifestColumn.required) throws(BatchError) -> Manifest {
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         let body = bytes[start...]
         let detected = format ?? (body.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A } == UInt8(ascii: "{") ? .jsonl : .csv)
-        let rows = detected == .csv ? try CSVManifest.rows(body, name: name) : try JSONLinesManifest.rows(body, name: name)
+        let rows = detected == .csv ? try CSVManifest.rows(body, name: name, required: required) : try JSONLinesManifest.rows(body, name: name)
         return Manifest(name: name, format: detected, rows: rows, baseDirectory: baseDirectory)
     }
 
@@ -97,7 +106,7 @@ public struct Manifest: Sendable {
 
 /// RFC 4180 CSV with a header row naming the columns.
 enum CSVManifest {
-    static func rows(_ bytes: ArraySlice<UInt8>, name: String) throws(BatchError) -> [ManifestRow] {
+    static func rows(_ bytes: ArraySlice<UInt8>, name: String, required: [ManifestColumn] = ManifestColumn.required) throws(BatchError) -> [ManifestRow] {
         var records: [(line: Int, fields: [String])] = []
         var fields: [String] = []
         var field: [UInt8] = []
@@ -166,8 +175,9 @@ enum CSVManifest {
             if columns.contains(column) { throw .badManifest(path: name, line: header.line, detail: "column \(quoted(key)) is named twice") }
             columns.append(column)
         }
-        for r in ManifestColumn.required where !columns.contains(r) {
-            throw .badManifest(path: name, line: header.line, detail: "no \(quoted(r.rawValue)) column; every manifest names id, take and reference")
+        for r in required where !columns.contains(r) {
+            let names = required.map(\.rawValue)
+            throw .badManifest(path: name, line: header.line, detail: "no \(quoted(r.rawValue)) column; every manifest names \(names.dropLast().joined(separator: ", ")) and \(names.last!)")
         }
         var rows: [ManifestRow] = []
         rows.reserveCapacity(records.count - 1)

@@ -110,6 +110,25 @@ public struct ParameterError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
+/// `text` with each library parameter name in it (a lowerCamelCase word: `minHz`, `pitchIntervalMs`;
+/// plain words are prose and stay) spelt as `spell` gives it, when it gives one: how a front end
+/// puts its own names (a flag, a column) into a library's message or help.
+public func respellingParameters(in text: String, _ spell: (String) -> String?) -> String {
+    var out = "", word = ""
+    func flush() {
+        if word.first?.isLowercase == true, word.contains(where: \.isUppercase), let s = spell(word) { out += s } else { out += word }
+        word = ""
+    }
+    for ch in text {
+        if ch.isASCII && (ch.isLetter || ch.isNumber) { word.append(ch) } else {
+            flush()
+            out.append(ch)
+        }
+    }
+    flush()
+    return out
+}
+
 /// A module's error enum with a case for a setting out of range, `invalidParameter(ParameterError)`
 /// (the case itself satisfies the requirement): `init(_:)` and `invalidParameter(name:value:allowed:)`
 /// make one, and `parameterError` gives the `ParameterError` back for front ends that rename parameters.

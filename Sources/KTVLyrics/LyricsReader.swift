@@ -73,6 +73,16 @@ public enum LyricsReader {
         return try readText(consume bytes, ext: ext, forced: options.format, options: options, diags: &diags)
     }
 
+    /// The lyric format of `bytes` as `read` would detect it, or nil when it is none: no error, no
+    /// parse. For callers that must say what a file is before (or instead of) reading it.
+    public static func format(of bytes: [UInt8], fileName: String? = nil) -> LyricFormat? {
+        guard !bytes.isEmpty else { return nil }
+        if KRCContainer.isEncrypted(bytes) { return .krc }
+        if AgoraPitchFormat.isBinaryV1(bytes) { return .agoraPitchBinary }
+        guard let decoded = try? TextDecoder.decode(Array(bytes.prefix(1 << 20))) else { return nil }
+        return try? detect(decoded.utf8, ext: fileName.map(Self.extensionOf) ?? "")
+    }
+
     private static func readText(_ bytes: consuming [UInt8], ext: String, forced: LyricFormat?, options: LyricsParseOptions,
                                  diags: inout [Diagnostic]) throws(LyricsError) -> ParsedLyrics {
         let decoded: DecodedText

@@ -33,6 +33,13 @@ public enum LyricsOutputFormat: String, Sendable, CaseIterable {
         guard let format = LyricsOutputFormat(rawValue: key) ?? Self.aliases[key] else { return nil }
         self = format
     }
+
+    /// The format that writes what `format` reads (Migu XML is `xml`); nil for the pitch-only formats.
+    public init?(writing format: LyricFormat) {
+        if format == .miguXML { self = .xml; return }
+        guard let f = LyricsOutputFormat(rawValue: format.rawValue) else { return nil }
+        self = f
+    }
 }
 
 public struct LyricsWriteOptions: Sendable {
@@ -44,9 +51,13 @@ public struct LyricsWriteOptions: Sendable {
 
     /// `Spec.lrcFractionDigits`.
     public var lrcFractionDigits: Int
+    /// How TTML word (`<span>`) times are written: relative to their line (`<p>`), as TTML's timing
+    /// model reads them, or absolute, as Apple Music and AMLL write and read them.
+    public var ttmlTiming: TTMLTiming
 
-    public init(lrcFractionDigits: Int = Spec.lrcFractionDigits.defaultValue) {
+    public init(lrcFractionDigits: Int = Spec.lrcFractionDigits.defaultValue, ttmlTiming: TTMLTiming = .relative) {
         self.lrcFractionDigits = lrcFractionDigits
+        self.ttmlTiming = ttmlTiming
     }
 
     public func validated() throws(ParameterError) -> LyricsWriteOptions {
@@ -98,7 +109,7 @@ public enum LyricsWriter {
         case .vtt:
             text = try WebVTTFormat.write(lyrics, notes: &notes)
         case .ttml:
-            text = try TTMLFormat.write(lyrics, notes: &notes)
+            text = try TTMLFormat.write(lyrics, timing: options.ttmlTiming, notes: &notes)
         case .lys:
             text = try LyricifySyllable.write(lyrics, notes: &notes)
         case .json:

@@ -43,6 +43,30 @@ public enum LyricFormat: String, Sendable, Codable, CaseIterable {
         self = format
     }
 
+    /// The format's name for people ("LRC", "Migu XML").
+    public var title: String {
+        switch self {
+        case .krc: return "KRC"
+        case .krcText: return "KRC plaintext"
+        case .lrc: return "LRC"
+        case .enhancedLRC: return "enhanced LRC"
+        case .yrc: return "YRC"
+        case .qrc: return "QRC"
+        case .qrcXML: return "QRC XML"
+        case .miguXML: return "Migu XML"
+        case .agoraPitchJSON: return "Agora pitch JSON"
+        case .agoraPitchBinary: return "Agora binary pitch"
+        case .json: return "ktv JSON"
+        case .ass: return "ASS"
+        case .webVTT: return "WebVTT"
+        case .ttml: return "TTML"
+        case .lyricifySyllable: return "Lyricify Syllable"
+        }
+    }
+
+    /// Whether the format carries a reference pitch (a melody to score against).
+    public var carriesPitch: Bool { [.miguXML, .agoraPitchJSON, .agoraPitchBinary].contains(self) }
+
     /// The file endings the format goes by (lower case, without the dot). `LyricsBatch` walks
     /// folders for these, so a format added here is validated in folders too.
     public var fileExtensions: [String] {

@@ -132,12 +132,13 @@ public final class YinWorker: @unchecked Sendable {
         if e0 <= 1e-12 { return ([], rms, 1, 0) }
         // Brightness: the second difference's energy over the window's, a high-pass of 12 dB per
         // octave (|2 sin(πf/fs)|⁴): how much of the voice sits in its upper harmonics (VoiceFrames).
-        var e2 = 0.0
+        // Float, in one pass the compiler vectorises: a ratio in dB needs no more.
+        var e2: Float = 0
         for i in 2..<window {
-            let v = Double(xp[i]) - 2 * Double(xp[i - 1]) + Double(xp[i - 2])
+            let v = xp[i] - 2 * xp[i - 1] + xp[i - 2]
             e2 += v * v
         }
-        let brightness = Float(e2 / max(prefix[window] - prefix[2], 1e-12))
+        let brightness = Float(Double(e2) / max(prefix[window] - prefix[2], 1e-12))
 
         // r(τ) by FFT: conj(A)·B, A = first W samples, B = whole buffer.
         fft.forward(xp, count: window, into: specA)

@@ -77,6 +77,10 @@ public enum BatchDashboard {
         let data = JSONValue.object([
             ("title", .string((results.name as NSString).lastPathComponent)),
             ("summary", results.summary()),
+            // The median score_100 per rule set: `ScoreDistribution`'s, as the summary's p50 (the page computes none).
+            ("medians", .array(results.distributions(score100: true).map { rules, d in
+                .object([("rules", .string(rules)), ("count", .int(d.count)), ("median", n(d.p50, 100))])
+            })),
             ("histogram", .array(results.histogram().map { h in .object([("rules", .string(h.rules)), ("counts", .array(h.counts.map(JSONValue.int)))]) })),
             ("failures", .array(results.failuresByReason.map { g in .object([("reason", .string(g.reason)), ("takes", .array(g.takes.map(take)))]) })),
             ("slowest", .array(results.slowest(slowestCount).map { .string($0.id) })),

@@ -88,9 +88,11 @@ public struct AgoraRules: ScoringRules {
         let pitched = reference.notes.filter { $0.cents != nil && $0.durationMs > 0 }
         let covered = pitched.filter { take.coveredMs.contains($0.startMs) && take.coveredMs.contains($0.endMs) }
         let allMs = pitched.reduce(0) { $0 + $1.durationMs }
-        return ScoreCard(rules: name, score: Double(scores.values.reduce(0, +)), maxScore: 100 * Double(reference.lines.count),
-                         lines: lines, latencyMs: take.latencyMs,
-                         judgedShare: allMs > 0 ? Double(covered.reduce(0) { $0 + $1.durationMs }) / Double(allMs) : 0)
+        var card = ScoreCard(rules: name, score: Double(scores.values.reduce(0, +)), maxScore: 100 * Double(reference.lines.count),
+                             lines: lines, latencyMs: take.latencyMs,
+                             judgedShare: allMs > 0 ? Double(covered.reduce(0) { $0 + $1.durationMs }) / Double(allMs) : 0)
+        card.explainWrongNotes(take, criterion: .agora(level: configuration.level, compensationOffset: configuration.compensationOffset))
+        return card
     }
 
     /// What Agora's machine ends with after the take and the trailing silence.

@@ -82,8 +82,7 @@ public enum DynamicsMeasure {
             d.score = 100 * follow * rangeCredit
             return d
         }
-        let full = VoiceQualityMeasure.Spec.fullBelowReferenceDb.defaultValue, zero = VoiceQualityMeasure.Spec.zeroBelowReferenceDb.defaultValue
-        let carrying = below <= full ? 1 : below >= zero ? 0 : (zero - below) / (zero - full)
+        let carrying = VoiceQualityMeasure.brightnessCredit(belowDb: below)
         d.figures.append(.init("carrying_power", carrying, nil))
         d.score = 100 * (Self.shapeShare * follow * rangeCredit + (1 - Self.shapeShare) * carrying)
         return d

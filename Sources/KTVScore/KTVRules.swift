@@ -52,7 +52,7 @@ public struct KTVRulesConfiguration: Sendable, Equatable {
             "Free timing: share of the total that depends on a steady tempo.")
         public static let tempoSpreadScale = Parameter<Double>("tempoSpreadScale", range: 0.05...5, default: 0.5,
             "Free timing: tempo stability is exp(−spread/this), spread the robust standard deviation (1.4826 × MAD) of the notes' ln(duration ratio) above 0.1.")
-        public static let steadinessWeight = Parameter<Double>("steadinessWeight", range: 0...1, default: 0.3,
+        public static let steadinessWeight = Parameter<Double>("steadinessWeight", range: 0...1, default: 0.15,
             "Share of a note's pitch credit that depends on how steadily it is held (scoops, drift, wobble; NoteSteadiness).")
         public static let all: [ParameterInfo] = [fullCreditCents.info, zeroCreditCents.info, fullCoverage.info, onsetGraceMs.info,
                                                   onsetZeroMs.info, onsetToleranceCents.info, timingWeight.info, keyWeight.info,
@@ -261,6 +261,7 @@ public struct KTVRules: ScoringRules {
         card.dimensions = dimensions
         card.coreScore = core
         card.describe(take, reference: reference, frames: frames)
+        card.explainWrongNotes(take, criterion: nil)
         return card
     }
 

@@ -59,6 +59,16 @@ public struct LatencyEstimate: Sendable, Equatable {
     public var confidence: Double
     /// Whether `confidence` reached the configuration's minimum (else the latency used is 0).
     public var used: Bool
+    /// What the notes' onsets moved the estimate by after it was used, ms (`Scorer.score`): a median
+    /// onset beyond the grace after compensation is the estimate's own error. `latencyMs` includes it.
+    public var onsetCorrectionMs = 0.0
+
+    public init(latencyMs: Double, confidence: Double, used: Bool, onsetCorrectionMs: Double = 0) {
+        self.latencyMs = latencyMs
+        self.confidence = confidence
+        self.used = used
+        self.onsetCorrectionMs = onsetCorrectionMs
+    }
 }
 
 public enum LatencyEstimator {

@@ -42,6 +42,8 @@ public enum ReferenceReader {
 
     private static func parseUnchecked(_ text: consuming [UInt8], path: String, lyrics: Lyrics?, options: ReferenceOptions) throws -> ReferenceMelody {
         var bytes = consume text
+        // Lyrics without pitch, a recording, a manifest: say what the file is and where it goes.
+        if let m = MisplacedInput.check(path: path, bytes: bytes, slot: .reference) { throw ScoreError.misplaced(m) }
         let own: ReferenceMelody?
         if MIDIFile.looksLike(bytes) {
             own = try MIDIFile.read(bytes, path: path, track: options.track)
@@ -82,8 +84,18 @@ public enum ReferenceReader {
             throw ScoreError.badReference(path: path, line: nil, detail: "not a reference melody: \(error)")
         }
         try refuseErrors(parsed.diagnostics, path: path)
-        return try melody(lyrics: lyrics ?? parsed.lyrics, pitch: parsed.lyrics.referencePitch, wordsHavePitch: lyrics == nil, path: path,
-                          segmenter: options.segmenter)
+        return try melody(ofLyricFile: parsed.lyrics, lyrics: lyrics, path: path, segmenter: options.segmenter)
+    }
+
+    /// The melody of a reference read as a lyric file (with `lyrics`' words and lines when given); a
+    /// file with no pitch (an LRC, ktv JSON written from one) is lyrics, named by its own format.
+    static func melody(ofLyricFile file: Lyrics, lyrics: Lyrics?, path: String, segmenter: ContourSegmenter) throws(ScoreError) -> ReferenceMelody {
+        do {
+            return try melody(lyrics: lyrics ?? file, pitch: file.referencePitch, wordsHavePitch: lyrics == nil, path: path, segmenter: segmenter)
+        } catch {
+            if case let .misplaced(m) = error { throw .misplaced(MisplacedInput(path: m.path, kind: .lyrics(file.format), slot: m.slot)) }
+            throw error
+        }
     }
 
     /// A pitch track: ktv's pitch JSON (`"frames"` with `"f0_hz"`), or text whose first row that is
@@ -101,8 +113,11 @@ public enum ReferenceReader {
     /// ktv's notes JSON: a list, or an object with `notes` whose entries carry `midi`.
     static func isNotesJSON(_ bytes: [UInt8]) -> Bool {
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        guard let first = head.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }) else { return false }
-        return first == "[" || (first == "{" && head.contains("\"notes\"") && head.contains("\"midi\""))
+        let lead = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        guard let first = lead.first else { return false }
+        // A list of note objects (or none); `[ti:…]`, `[00:01.50]` open LRC rows, not JSON.
+        if first == "[" { return lead.dropFirst().first { !$0.isWhitespace }.map { $0 == "{" || $0 == "]" } ?? true }
+        return first == "{" && head.contains("\"notes\"") && head.contains("\"midi\"")
     }
 
     /// A reference sung in a recording: a dual-mono KTV track is split (as `ktv split --vocals`
@@ -113,6 +128,7 @@ public enum ReferenceReader {
     public static func read(audioPath: String, lyricsPath: String? = nil, tracker: PitchTracker,
                             segmenter: ContourSegmenter = ContourSegmenter()) throws -> (melody: ReferenceMelody, truncations: [AudioTruncation]) {
         let segmenter = try segmenter.validated()
+        if let m = MisplacedInput.check(path: audioPath, slot: .referenceAudio) { throw ScoreError.misplaced(m) }
         let lyrics = try lyricsPath.map { try readLyrics($0) }
         let vocal = try tracker.trackVocals(path: audioPath)
         let notes = try segmented(vocal.track.contour, segmenter: segmenter, words: lyrics?.lines.flatMap(\.words) ?? [], path: audioPath)
@@ -128,6 +144,7 @@ public enum ReferenceReader {
         let bytes = try FileIO.read(path, maxBytes: LyricsParseOptions.defaultMaxTextBytes)
         let parsed: ParsedLyrics
         do { parsed = try LyricsReader.read(bytes, fileName: path) } catch {
+            if let m = MisplacedInput.check(path: path, bytes: bytes, slot: .lyrics) { throw ScoreError.misplaced(m) }
             throw ScoreError.badReference(path: path, line: nil, detail: "cannot read the lyrics: \(error)")
         }
         try refuseErrors(parsed.diagnostics, path: path)
@@ -189,7 +206,7 @@ public enum ReferenceReader {
             }
             return placed(notes, lyrics: lyrics.lines.isEmpty ? nil : lyrics, scale: .absolute)
         case nil:
-            throw .badReference(path: path, line: nil, detail: "\(lyrics.format.rawValue) has no pitch; give a Migu XML, a notes JSON, an UltraStar or MIDI file, or a pitch file with --lyrics")
+            throw .misplaced(MisplacedInput(path: path, kind: .lyrics(lyrics.format), slot: .reference))
         }
     }
 

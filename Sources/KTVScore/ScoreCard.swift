@@ -108,6 +108,10 @@ public struct ScoreCard: Sendable, Equatable {
     /// Under the ktv rules: the notes' score (coverage, intonation, rhythm, key, movement, tempo)
     /// before the voice dimensions scale it (`DimensionWeights.combine`).
     public var coreScore: Double?
+    /// When the rule set calls a sung note wrong (nil: the findings' own `wrongNoteCents`, the ktv rules').
+    public var wrongNotes: WrongNoteCriterion?
+    /// The wrong notes a time shift rights: the take is late or early, not off pitch (`TimingExplanation`).
+    public var timingExplanation: TimingExplanation?
 
     /// Under the ktv rules: the score on a music teacher's 1-5 scale (`ExpertGrade`).
     public var expertGrade: Double? { rules == "ktv" && !dimensions.isEmpty ? ExpertGrade.grade(score) : nil }

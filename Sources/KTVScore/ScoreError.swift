@@ -8,6 +8,9 @@ public enum ScoreError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     case badTake(path: String, line: Int?, detail: String)
     /// A setting out of range.
     case invalidParameter(ParameterError)
+    /// A file given where it does not belong, told from what it holds (`InputKind`): an LRC given
+    /// as the reference, audio as the reference file, a reference melody as the take.
+    case misplaced(MisplacedInput)
 
     public var parameterError: ParameterError? {
         if case let .invalidParameter(p) = self { return p }
@@ -19,6 +22,7 @@ public enum ScoreError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         case let .badReference(path, line, detail): return "\(path)\(line.map { ":\($0)" } ?? ""): \(detail)"
         case let .badTake(path, line, detail): return "\(path)\(line.map { ":\($0)" } ?? ""): \(detail)"
         case let .invalidParameter(p): return p.description
+        case let .misplaced(m): return m.description
         }
     }
 

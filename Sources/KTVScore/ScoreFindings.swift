@@ -96,8 +96,11 @@ public enum ScoreFindings {
     /// term cost (the ktv breakdown) and severity.
     public static func findings(_ card: ScoreCard, configuration c: FindingsConfiguration = FindingsConfiguration()) -> [Finding] {
         var out: [Finding] = []
-        let judged = card.lines.filter(\.judged)
-        let notes = judged.flatMap { l in l.notes.filter { $0.score != nil }.map { (line: l.index + 1, note: $0) } }
+        // Each judged note with its line counted from 1 and its place on the card.
+        let notes = card.lines.enumerated().filter { $0.element.judged }.flatMap { li, l in
+            l.notes.enumerated().filter { $0.element.score != nil }
+                .map { (line: l.index + 1, at: TimingExplanation.NoteIndex(line: li, note: $0.offset), note: $0.element) }
+        }
         let sung = notes.filter { $0.note.medianErrorCents != nil }
         func lineList(_ ls: [Int]) -> String {
             let u = Array(Set(ls)).sorted()
@@ -113,7 +116,7 @@ public enum ScoreFindings {
 
         // Monotone: the sung notes' spread against the melody's (pitches as sung, octaves put back).
         var sungPitches: [Double] = [], written: [Double] = []
-        for (_, n) in sung {
+        for (_, _, n) in sung {
             guard let target = n.targetCents, let e = n.medianErrorCents else { continue }
             sungPitches.append(target + e + 1200 * Double(n.octaves))
             written.append(target)
@@ -147,17 +150,24 @@ public enum ScoreFindings {
                                count: octaveNotes.count))
         }
 
-        // Wrong notes, then the lean of the rest.
-        let wrong = sung.filter { abs($0.note.medianErrorCents ?? 0) >= c.wrongNoteCents }
+        // Wrong notes by the rule set's own criterion, then the lean of the rest. Notes that a time
+        // shift rights are the timing's, not the pitch's (`TimingExplanation`): said under late/early.
+        let criterion = card.wrongNotes ?? .ktv(cents: c.wrongNoteCents)
+        let timing = card.timingExplanation
+        let righted = Set(timing?.righted ?? [])
+        let wrong = sung.filter { abs($0.note.medianErrorCents ?? 0) >= criterion.cents && !righted.contains($0.at) }
         if !wrong.isEmpty {
             let share = Double(wrong.count) / Double(sung.count)
             out.append(Finding(code: "wrong_notes", severity: share >= 0.2 ? .fault : .warning,
-                               message: "\(wrong.count) of \(sung.count) notes sung a semitone or more off the melody (after the key), in \(lineList(wrong.map(\.line))); practise those lines slowly against the reference",
+                               message: "\(wrong.count) of \(sung.count) notes sung \(criterion.words), in \(lineList(wrong.map(\.line))); practise those lines slowly against the reference",
                                value: Double(wrong.count), unit: "notes", lines: Array(Set(wrong.map(\.line))).sorted(), count: wrong.count))
         }
         // A drone's few notes near its pitch lean wherever it sits: no habit to name.
         let monotone = out.contains { $0.code == "monotone" }
-        let inTune = sung.compactMap { abs($0.note.medianErrorCents ?? 0) < c.wrongNoteCents ? $0.note.medianErrorCents : nil }
+        // A late or early singer's notes are read where they were sung (a note half over the next
+        // one's pitch leans by half the interval, not by habit).
+        let errors = timing?.errorsAtShift ?? sung.compactMap(\.note.medianErrorCents)
+        let inTune = errors.filter { abs($0) < c.wrongNoteCents }
         if !monotone, inTune.count >= 3, let mean = Stats.mean(inTune) {
             let lean = mean + rest
             if abs(lean) >= c.leanCents {
@@ -167,25 +177,48 @@ public enum ScoreFindings {
             }
         }
 
-        // Timing: the median onset over the notes whose onset was seen (not those reached legato,
-        // whose onset is 0 by rule: a late singer's repeated notes would pull the median to 0).
-        let onsets = notes.compactMap { $0.note.legato ? nil : $0.note.onsetMs }.sorted()
-        if onsets.count >= 3, let median = Stats.median(onsets), abs(median) > c.onsetGraceMs {
-            let late = median > 0
-            var message = "notes start \(Int(abs(median).rounded())) ms \(late ? "late" : "early") (the median over \(onsets.count) notes)"
+        // Timing: the median onset (`medianOnset`); or, when judging the notes a shift later (or
+        // earlier) rights most of the wrong ones, that shift, told first: the singer is late, not off.
+        let onset = Self.medianOnset(card)
+        let lateOnset = onset.flatMap { abs($0.ms) > c.onsetGraceMs ? $0 : nil }
+        if lateOnset != nil || timing != nil {
+            let ms = timing?.shiftMs ?? lateOnset?.ms ?? 0
+            let late = ms > 0
+            var message: String
+            if let lateOnset, timing == nil || lateOnset.ms == timing?.shiftMs {
+                message = "notes start \(Int(abs(lateOnset.ms).rounded())) ms \(late ? "late" : "early") (the median over \(lateOnset.count) notes)"
+            } else {
+                message = "notes are sung about \(Int(abs(ms).rounded())) ms \(late ? "late" : "early")"
+            }
+            if let timing {
+                let (r, w) = (timing.righted.count, timing.wrongBefore)
+                message += ": judged \(Int(abs(ms).rounded())) ms \(late ? "later" : "earlier"), "
+                    + (r == w ? (w == 1 ? "the note that sounded wrong is right" : "all \(w) notes that sounded wrong are right") : "\(r) of the \(w) notes that sounded wrong are right")
+                    + (timing.reached.isEmpty ? "" : timing.reached.count == 1 ? " and the one that seemed unsung is sung" : " and \(timing.reached.count) that seemed unsung are sung")
+                    + " (\(late ? "each note ran over the start of the next" : "each note came in over the end of the one before")); the pitches are right, the timing is not"
+            }
+            if card.latencySource == "estimated" {
+                // `Scorer.score` moves an estimate by the median onset when that puts the notes on the beat.
+                message += "; left after the \(Int(card.latencyMs.rounded())) ms latency estimated from the take: no delay of the whole take within the latencies considered puts the notes on the beat, so it is the singing"
+            }
             if late && card.latencySource == "none" {
                 message += "; if the whole take is late by about this much, it may be the recording path's delay rather than the singer: give the latency and score again"
             } else {
                 message += late ? "; come in on the beat: breathe before the note, not on it" : "; wait for the beat before each note"
             }
-            out.append(Finding(code: late ? "late" : "early", severity: .warning, message: message, value: median, unit: "ms", count: onsets.count))
+            let share = Double(timing?.righted.count ?? 0) / Double(max(1, sung.count))
+            out.append(Finding(code: late ? "late" : "early", severity: share >= 0.2 ? .fault : .warning, message: message, value: ms, unit: "ms",
+                               count: timing == nil ? lateOnset?.count : timing?.righted.count))
         }
 
-        if !card.missingNotes.isEmpty {
-            let ls = card.missingNotes.map { $0.line + 1 }
-            out.append(Finding(code: "missing_notes", severity: Double(card.missingNotes.count) >= 0.25 * Double(notes.count) ? .fault : .warning,
-                               message: "\(card.missingNotes.count) of \(notes.count) notes left unsung or hardly sung, in \(lineList(ls)); learn the words of those lines",
-                               value: Double(card.missingNotes.count), unit: "notes", lines: Array(Set(ls)).sorted(), count: card.missingNotes.count))
+        // Notes a late or early singer reached at the shift are the timing's, not left unsung.
+        let reached = Set(timing?.reached ?? [])
+        let missing = card.missingNotes.filter { !reached.contains(TimingExplanation.NoteIndex(line: $0.line, note: $0.note)) }
+        if !missing.isEmpty {
+            let ls = missing.map { $0.line + 1 }
+            out.append(Finding(code: "missing_notes", severity: Double(missing.count) >= 0.25 * Double(notes.count) ? .fault : .warning,
+                               message: "\(missing.count) of \(notes.count) notes left unsung or hardly sung, in \(lineList(ls)); learn the words of those lines",
+                               value: Double(missing.count), unit: "notes", lines: Array(Set(ls)).sorted(), count: missing.count))
         }
         if card.extraNotes > 0 {
             out.append(Finding(code: "extra_singing", severity: card.extraNotes >= 5 ? .warning : .info,
@@ -220,6 +253,16 @@ public enum ScoreFindings {
         return ordered(out, card) + outside(card)
     }
 
+    /// The median onset over the notes whose onset was seen, ms (positive: late), and how many; nil
+    /// under 3. Notes reached legato are left out: their onset is 0 by rule, and a late singer's
+    /// repeated notes would pull the median to 0. The one definition the `late`/`early` finding,
+    /// `TimingExplanation` and the latency estimate's check (`Scorer.score`) share.
+    public static func medianOnset(_ card: ScoreCard) -> (ms: Double, count: Int)? {
+        let onsets = card.lines.filter(\.judged).flatMap(\.notes).compactMap { $0.score == nil || $0.legato ? nil : $0.onsetMs }.sorted()
+        guard onsets.count >= 3, let median = Stats.median(onsets) else { return nil }
+        return (median, onsets.count)
+    }
+
     /// Lines not judged: outside the recording.
     static func outside(_ card: ScoreCard) -> [Finding] {
         let ls = card.lines.filter { !$0.judged && !$0.notes.isEmpty }.map { $0.index + 1 }
@@ -229,7 +272,8 @@ public enum ScoreFindings {
                         lines: ls, count: ls.count)]
     }
 
-    /// Root causes first, then by the points their term lost (ktv), then severity.
+    /// Root causes first (nothing sung, a monotone, a late or early singer whose notes only sound
+    /// wrong), then by the points their term lost (ktv), then severity.
     static func ordered(_ findings: [Finding], _ card: ScoreCard) -> [Finding] {
         let lost = card.pointsLost
         func cost(_ f: Finding) -> Double {
@@ -237,7 +281,7 @@ public enum ScoreFindings {
             case "silent", "monotone": return .infinity
             case "wrong_notes", "flat", "sharp": return lost?.pitch ?? 0
             case "missing_notes": return lost?.coverage ?? 0
-            case "late", "early": return lost?.timing ?? 0
+            case "late", "early": return card.timingExplanation != nil ? .infinity : lost?.timing ?? 0
             case "transposed": return lost?.key ?? 0
             case "unsteady_tempo": return lost?.tempoStability ?? 0
             case "vibrato": return lost?.vibrato ?? 0

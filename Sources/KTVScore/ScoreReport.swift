@@ -115,7 +115,8 @@ public enum ScoreReport {
             out += "  points lost: " + parts.joined(separator: ", ") + "\n"
         }
         if card.latencyMs != 0 {
-            let how = card.latencySource == "estimated" ? " (estimated from the take, confidence \(String(format: "%.2f", card.latencyEstimate?.confidence ?? 0)))"
+            let correction = card.latencyEstimate.map { abs($0.onsetCorrectionMs) >= 0.5 ? String(format: "; %+.0f ms of it from the notes' onsets", $0.onsetCorrectionMs) : "" } ?? ""
+            let how = card.latencySource == "estimated" ? " (estimated from the take, confidence \(String(format: "%.2f", card.latencyEstimate?.confidence ?? 0))\(correction))"
                 : card.latencySource == "accompaniment" ? " (measured against the accompaniment)" : ""
             out += "  latency compensated: \(String(format: "%.0f", card.latencyMs)) ms\(how)\n"
         }

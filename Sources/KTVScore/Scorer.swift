@@ -99,6 +99,8 @@ public final class Scorer {
     /// Tracks an audio take (cancelling the accompaniment's bleed when given), or reads a pitch track.
     /// `stream`: the audio stream of a container (from 1; nil: the first).
     public func take(path: String, stream: Int? = nil, accompaniment: String? = nil, pitchIntervalMs: Int? = nil) throws -> Take {
+        // A reference, lyrics or a manifest given as the take: say what it is.
+        if let m = MisplacedInput.check(path: path, slot: .take) { throw ScoreError.misplaced(m) }
         if try Self.isAudio(path: path) {
             let track = try tracker().track(path: path, stream: stream, channel: .mix, accompaniment: accompaniment)
             var take = Take(contour: track.contour, measuredLatencyMs: track.latencyMs, truncations: track.truncations, path: path)

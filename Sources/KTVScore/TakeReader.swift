@@ -33,7 +33,7 @@ public enum TakeReader {
         } else {
             do { contour = try PitchTrackFile.parse(bytes, path: path) } catch {
                 if case let .badTrackFile(_, line, detail) = error {
-                    let hint = singleColumn(bytes) ? "; a file of one Hz value per line needs pitchIntervalMs (the interval between values)" : ""
+                    let hint = singleColumn(bytes) ? "; a file of one Hz value per line needs pitchIntervalMs, the interval between its values" : ""
                     throw .badTake(path: path, line: line, detail: detail + hint)
                 }
                 throw .badTake(path: path, line: nil, detail: error.description)

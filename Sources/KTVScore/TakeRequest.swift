@@ -107,6 +107,27 @@ extension Scorer {
             aligner = LatencyAligner(latencyMs: latencyMs)
         }
         var (card, sung) = try judged(take, reference: reference, aligner: aligner, rules: request.rules)
+        // An estimate checked against the onsets it leaves: a latency found from the take takes in
+        // whatever delay the whole take shares, so a median onset beyond the grace after it is the
+        // estimate's own error, not the singer's. The latency moves by it (within the estimate's
+        // window) and the take is judged again, kept when that puts the median onset within the
+        // grace. When it does not (a singer who drags or rushes, not a delay), the estimate stays
+        // and the late or early finding says the singing, not the path, is off.
+        if source == "estimated", var e = estimate, request.progressLog == nil,
+           let residual = ScoreFindings.medianOnset(card), abs(residual.ms) > FindingsConfiguration.Spec.onsetGraceMs.defaultValue {
+            let window = LatencyEstimatorConfiguration()
+            let refined = min(window.maxMs, max(window.minMs, latencyMs + residual.ms))
+            if abs(refined - latencyMs) >= 1 {
+                let again = try judged(take, reference: reference, aligner: LatencyAligner(latencyMs: refined), rules: request.rules)
+                if abs(ScoreFindings.medianOnset(again.card)?.ms ?? 0) <= FindingsConfiguration.Spec.onsetGraceMs.defaultValue {
+                    (card, sung) = again
+                    e.onsetCorrectionMs = refined - e.latencyMs
+                    e.latencyMs = refined
+                    estimate = e
+                    latencyMs = refined
+                }
+            }
+        }
         card.latencySource = request.timing == .free ? "none" : source
         card.latencyEstimate = estimate
         return Result(card: card, sung: sung, truncations: take.truncations)

@@ -164,8 +164,10 @@ public struct UltraStarRules: ScoringRules {
             if i < lines.count { lines[i].score = 100 * Double(lineHit[i]) / Double(lineValue[i]) }
         }
         let score = (Double(lineHit.reduce(0, +)) * pointsPerValue + bonus).rounded()
-        return ScoreCard(rules: name, score: score, maxScore: Self.maxScore, lines: lines, latencyMs: take.latencyMs,
-                         keyShiftCents: shift, judgedShare: Double(coveredValue) / Double(songValue))
+        var card = ScoreCard(rules: name, score: score, maxScore: Self.maxScore, lines: lines, latencyMs: take.latencyMs,
+                             keyShiftCents: shift, judgedShare: Double(coveredValue) / Double(songValue))
+        card.explainWrongNotes(take, criterion: .ultraStar(c.difficulty))
+        return card
     }
 
     /// The tone sung in [startMs, endMs), cents: the median of the voiced frames when at least half

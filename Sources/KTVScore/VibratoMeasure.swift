@@ -86,7 +86,11 @@ public enum VibratoMeasure {
             let w = Double(seg.count)
             weight += w
             rate += w * o.rateHz
-            extent += w * o.extentCents
+            // The moving average keeps part of the oscillation itself (its response at the rate is
+            // sin(πfT)/(πfT)): the residual's amplitude is (1 − that) times the vibrato's.
+            let x = Double.pi * o.rateHz * Double(trend) * hop
+            let kept = x > 0 ? sin(x) / x : 1
+            extent += w * o.extentCents / max(0.5, 1 - kept)
             regularity += w * o.regularity
         }
         guard weight > 0 else { return nil }
@@ -109,7 +113,7 @@ public enum VibratoMeasure {
         guard hop > 0, residual.count > minLag + 4, let mean = Stats.mean(residual) else { return nil }
         let r = residual.map { $0 - mean }
         let energy = r.reduce(0) { $0 + $1 * $1 }
-        guard energy > 0 else { return nil }
+        guard energy > 0 else { return (0, 0, 0) }
         var bestLag = minLag, best = -1.0
         for lag in minLag...max(minLag, min(maxLag, r.count - 4)) {
             var s = 0.0

@@ -50,6 +50,13 @@ public enum VoiceQualityMeasure {
         return VoiceQualityFigures(harmonicityDb: median, breathyShare: breathy, brightnessDb: bright)
     }
 
+    /// 0…1 for a take `belowDb` less bright than the reference singer: 1 up to
+    /// `fullBelowReferenceDb`, 0 from `zeroBelowReferenceDb`, linear between.
+    static func brightnessCredit(belowDb: Double) -> Double {
+        let full = Spec.fullBelowReferenceDb.defaultValue, zero = Spec.zeroBelowReferenceDb.defaultValue
+        return belowDb <= full ? 1 : belowDb >= zero ? 0 : (zero - belowDb) / (zero - full)
+    }
+
     static func dimension(take: VoiceQualityFigures?, reference: VoiceQualityFigures?, referenceIsRecording: Bool, takeHasVoice: Bool) -> DimensionScore {
         var d = DimensionScore(.voiceQuality)
         guard takeHasVoice else {
@@ -62,7 +69,6 @@ public enum VoiceQualityMeasure {
         }
         d.figures = [.init("brightness", take.brightnessDb, "dB"), .init("harmonicity", take.harmonicityDb, "dB"),
                      .init("breathy_share", take.breathyShare, nil)]
-        let full = Spec.fullBelowReferenceDb.defaultValue, zero = Spec.zeroBelowReferenceDb.defaultValue
         if referenceIsRecording {
             guard let reference else {
                 d.reason = "the reference recording has too little voiced singing to compare with"
@@ -70,8 +76,7 @@ public enum VoiceQualityMeasure {
             }
             d.figures.append(.init("reference_brightness", reference.brightnessDb, "dB"))
             d.figures.append(.init("reference_harmonicity", reference.harmonicityDb, "dB"))
-            let below = reference.brightnessDb - take.brightnessDb
-            d.score = 100 * (below <= full ? 1 : below >= zero ? 0 : (zero - below) / (zero - full))
+            d.score = 100 * brightnessCredit(belowDb: reference.brightnessDb - take.brightnessDb)
             return d
         }
         // Written notes: an absolute ramp, full from 15 dB (a clear sung tone), none at 5 dB.

@@ -285,7 +285,8 @@ case "score": benchScore(args)
 case "assess": benchAssess(args)
 case "assess-experts": benchExpertAssess(args)
 case "batch": benchBatch(args)
+case "sync": benchSync(args)
 default:
-    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-takes DIR [--takes N] [--seconds S] [--songs N]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench assess [--shared DIR] [--sweep SETTING=V1,V2,...]\n       ktv-bench assess-experts [--pesnq DIR]")
+    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-takes DIR [--takes N] [--seconds S] [--songs N]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench sync [--minutes M] [--ktv PATH]\n       ktv-bench assess [--shared DIR] [--sweep SETTING=V1,V2,...]\n       ktv-bench assess-experts [--pesnq DIR]")
     exit(args.isEmpty ? 0 : 64)
 }

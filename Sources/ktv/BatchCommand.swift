@@ -11,7 +11,7 @@ struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
         abstract: "Score the takes a manifest lists, or report on a results file.",
-        subcommands: [BatchRunCommand.self, BatchReportCommand.self],
+        subcommands: [BatchRunCommand.self, BatchReportCommand.self, BatchSyncCommand.self],
         defaultSubcommand: BatchRunCommand.self)
 }
 
@@ -38,7 +38,7 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The results, one JSON line per take in completion order; - for standard output.")
     var output: String = "-"
 
-    @Option(help: ArgumentHelp(BatchConfiguration.Spec.jobs.help))
+    @Option(help: BatchConfiguration.Spec.jobs.flagHelp)
     var jobs: Int?
 
     @Option(help: BatchConfiguration.Spec.referenceCacheSize.optionHelp)
@@ -58,7 +58,7 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Flag(help: .hidden)
     var worker = false
 
-    @Option(help: "Only shard K of N (K/N): the rows whose id's FNV-1a 64-bit hash mod N is K-1 (see the README).")
+    @Option(help: "Only shard K of N (K/N): the rows whose id's FNV-1a 64-bit hash mod N is K-1 (docs/batch.md).")
     var shard: String?
 
     @Flag(help: "Stop starting takes at the first failure (the takes in flight finish and are written).")

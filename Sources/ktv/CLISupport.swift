@@ -6,6 +6,21 @@ import KTVCore
 import KTVLyrics
 import KTVScore
 
+/// Where a file belongs, as the command line names it: "with --lyrics" within `ktv score`, "to
+/// ktv score with --reference" from another command.
+func slotFlag(_ slot: InputSlot) -> String { slotFlag(slot, in: "score") }
+
+func slotFlag(_ slot: InputSlot, in command: String) -> String {
+    let score = command == "score" ? "" : "to ktv score "
+    switch slot {
+    case .take: return command == "score" ? "as the take (the first argument)" : "to ktv score as the take"
+    case .reference: return score + "with --reference"
+    case .referenceAudio: return score + "with --reference-audio"
+    case .lyrics: return score + "with --lyrics"
+    case .manifest: return "to ktv batch"
+    }
+}
+
 extension OffsetSign: ExpressibleByArgument {}
 extension LyricFormat: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
@@ -34,9 +49,28 @@ func flagName(_ parameter: String, _ flags: [String: String] = [:]) -> String {
     return out
 }
 
-/// A library configuration error, worded with the command's flags (exit 64).
+/// A library configuration error, worded with the command's flags (exit 64): its name, and any
+/// parameter its allowed range names (`above minHz` → `above --min-hz`).
 func usageError(_ error: ParameterError, flags: [String: String] = [:]) -> ValidationError {
-    ValidationError(error.renamed(flagName(error.name, flags)).description)
+    var e = error.renamed(flagName(error.name, flags))
+    e.allowed = flagText(error.allowed, flags: flags)
+    return ValidationError(e.description)
+}
+
+/// The library parameters (camelCase) a flag of ktv sets, by name, with the flags not spelt as
+/// their kebab-case name; `flagText` writes these as flags in help and messages.
+let parameterFlags: [String: String] = [
+    "hopMs": "--hop-ms", "minHz": "--min-hz", "maxHz": "--max-hz", "analysisRateHz": "--analysis-rate", "windowMs": "--window-ms",
+    "pitchIntervalMs": "--pitch-interval-ms", "latencyMs": "--latency-ms", "compensationOffset": "--agora-offset",
+    "progressIntervalMs": "--progress-interval-ms", "maxTextMb": "--max-text-mb", "lrcFractionDigits": "--lrc-digits",
+    "referenceCacheSize": "--reference-cache-size", "takeTimeoutS": "--take-timeout-seconds", "maxLagSamples": "--max-lag-samples",
+    "gainBlockS": "--gain-block-seconds", "searchMs": "--search-ms", "thresholdMs": "--threshold-ms", "toleranceMs": "--tolerance-ms",
+]
+
+/// `text` with the library parameters it names written as their flags (`minHz` → `--min-hz`);
+/// `flags` gives a command's own spellings.
+func flagText(_ text: String, flags: [String: String] = [:]) -> String {
+    respellingParameters(in: text) { flags[$0] ?? parameterFlags[$0] }
 }
 
 /// `--layout`'s help, one wording for every command that takes it.
@@ -61,7 +95,7 @@ func parseLatency(_ text: String?) throws -> LatencySetting? {
 
 /// `--stream N`: the audio stream of a container with several, for the commands that read audio.
 struct StreamOption: ParsableArguments {
-    @Option(help: ArgumentHelp(AudioReader.Spec.stream.help + " Default: the first."))
+    @Option(help: AudioReader.Spec.stream.flagHelp)
     var stream: Int?
 
     func validate() throws { _ = try checked() }
@@ -79,8 +113,12 @@ extension Parameter {
     var optionHelp: ArgumentHelp { optionHelp() }
 
     func optionHelp(_ prefix: String = "", _ suffix: String = "") -> ArgumentHelp {
-        ArgumentHelp(prefix + "\(summary) \(rangeText)." + suffix)
+        ArgumentHelp(flagText(prefix + "\(summary) \(rangeText)." + suffix))
     }
+
+    /// `.help` (what it does, its range and default) for an option without a default of its own,
+    /// the parameters it names written as flags.
+    var flagHelp: ArgumentHelp { ArgumentHelp(flagText(help)) }
 }
 
 /// A renamed flag still read: one line on standard error naming the new spelling.
@@ -101,6 +139,9 @@ func batchFailure(_ error: BatchError) -> Error {
         printError("ktv: \(path): already holds \(bytes) bytes of results; pass --resume to continue it, or remove it to start over")
         return ExitCode(error.exitCode)
     case .invalidParameter: return batchUsage(error)
+    case let .misplaced(m):
+        printError("ktv: \(m.message(naming: { slotFlag($0, in: "batch") }))")
+        return ExitCode(error.exitCode)
     default: return failure(error)
     }
 }

@@ -31,13 +31,21 @@ enum HelpPage {
             "ktv lyrics convert fixtures/lyrics/krc-encrypted.krc --to elrc",
             "ktv lyrics convert fixtures/lyrics/krc-language.krc --to ass -o song.ass",
             "ktv lyrics convert fixtures/lyrics/ttml-duet.ttml --to lys -o duet.lys",
-            "ktv lyrics convert fixtures/lyrics/qrc-body.qrc --to qrc --qrc-wrapper",
+            "ktv lyrics convert fixtures/lyrics/krc-language.krc --to ttml --ttml-timing absolute -o apple.ttml",
         ],
         "ktv lyrics validate": [
             "ktv lyrics validate fixtures/lyrics",
             "ktv lyrics validate fixtures/lyrics --format sarif --base . -o lyrics.sarif",
             "ktv lyrics validate fixtures/lyrics --min-severity error --format json",
             "ktv lyrics validate fixtures/audio/demo-dualmono.krc --audio fixtures/audio/demo-dualmono.flac",
+        ],
+        "ktv batch sync": [
+            "ktv batch sync catalogue.csv --out-dir synced -o sync.jsonl",
+            "ktv batch sync catalogue.csv --out-dir synced --to krc --jobs 2",
+        ],
+        "ktv lyrics sync": [
+            "ktv lyrics sync fixtures/audio/demo-dualmono-late.lrc --audio fixtures/audio/demo-dualmono.flac -o synced.lrc",
+            "ktv lyrics sync fixtures/audio/demo-dualmono-late.lrc --audio fixtures/audio/demo-dualmono.flac --to krc -o synced.krc --format json",
         ],
         "ktv split": [
             "ktv split fixtures/audio/demo-dualmono.flac --vocals --out-dir split",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import KTVCore
 
 @main
@@ -22,6 +23,23 @@ struct KTV: AsyncParsableCommand {
             print(page, terminator: page.hasSuffix("\n") ? "" : "\n")
             return
         }
-        await main(arguments)
+        // ArgumentParser's `main`, but a command line it refuses is first checked for a misspelt
+        // command or option, which is named before whatever else was wrong (ArgumentParser
+        // validates a command before it reports an option it does not know). Only a refused command
+        // line pays for the check.
+        let command: ParsableCommand
+        do { command = try parseAsRoot(arguments) } catch {
+            if let problem = ArgumentCheck.problem(arguments) {
+                printError(problem)
+                Foundation.exit(KTVExitCode.usage)
+            }
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand { try await asyncCommand.run() } else {
+                var command = command
+                try command.run()
+            }
+        } catch { exit(withError: error) }
     }
 }

@@ -2,12 +2,14 @@ import ArgumentParser
 import Foundation
 import KTVCore
 import KTVLyrics
+import KTVPitch
+import KTVScore
 
 struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics",
-        abstract: "Parse, decrypt, convert and validate karaoke lyric files (KRC, LRC, enhanced LRC, YRC, QRC, Migu XML, Agora pitch).",
-        subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self]
+        abstract: "Parse, decrypt, convert, validate and sync karaoke lyric files (\(LyricFormat.allCases.map(\.title).joined(separator: ", "))).",
+        subcommands: [Parse.self, Decrypt.self, Convert.self, Validate.self, Sync.self]
     )
 }
 
@@ -65,14 +67,17 @@ func readLyricBytes(_ path: String, maxTextBytes: Int) throws -> [UInt8] {
     }
 }
 
-/// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot.
+/// Reads a lyric file and stops with exit 65 (or 74) and a precise message when it cannot: what the
+/// file is when it is no lyrics (a recording, a reference melody, a pitch track, a manifest).
 func readLyrics(_ path: String, options: LyricsParseOptions) throws -> ParsedLyrics {
     let bytes = try readLyricBytes(path, maxTextBytes: options.maxTextBytes)
+    let head = options.format == nil ? Array(bytes.prefix(1 << 20)) : []
     do {
         // Handed over, not copied: the reader can then drop a BOM in place.
         return try LyricsReader.read(consume bytes, fileName: path == "-" ? nil : path, options: options)
     } catch {
-        printError("ktv: \(describe(error, path: path))")
+        let misplaced = head.isEmpty ? nil : MisplacedInput.check(path: displayName(path), bytes: head, slot: .lyrics)
+        printError("ktv: \(misplaced?.message(naming: { slotFlag($0, in: "lyrics") }) ?? describe(error, path: path))")
         throw ExitCode(KTVExitCode.dataError)
     }
 }
@@ -96,4 +101,20 @@ func mentionTextLimitFlag(_ results: inout [FileFindings]) {
             results[i].diagnostics[j].message += "; raise the limit with --max-text-mb N if the file is genuine"
         }
     }
+}
+
+/// The library says the lyrics follow another edit of the song; the command that fixes it is the command line's to say.
+func mentionSyncCommand(_ results: inout [FileFindings], audio: String) {
+    for i in results.indices {
+        for j in results[i].diagnostics.indices where results[i].diagnostics[j].rule == LyricTimingCheck.differentEditRule {
+            let path = results[i].path, ext = (path as NSString).pathExtension
+            results[i].diagnostics[j].message += "; fix it with `ktv lyrics sync \(shellQuoted(path)) --audio \(shellQuoted(audio)) -o synced\(ext.isEmpty ? "" : "." + ext)`"
+        }
+    }
+}
+
+/// A path as a shell reads it back: quoted when it holds anything but safe characters.
+func shellQuoted(_ s: String) -> String {
+    let safe = s.allSatisfy { $0.isLetter || $0.isNumber || "-_./+,:@".contains($0) }
+    return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }

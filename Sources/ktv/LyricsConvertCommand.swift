@@ -27,6 +27,11 @@ extension LyricsCommand {
         @Option(help: LyricsWriteOptions.Spec.lrcFractionDigits.optionHelp)
         var lrcDigits = LyricsWriteOptions.Spec.lrcFractionDigits.defaultValue
 
+        @Option(help: "With --to ttml: word times relative to their line, as TTML's timing model and W3C readers (ttconv) take them, or absolute, as Apple Music's and AMLL's files have them. Default: relative.",
+                completion: .list(TTMLTiming.allCases.map(\.rawValue)),
+                transform: { try namedValue($0, TTMLTiming.init(rawValue:), valid: TTMLTiming.allCases.map(\.rawValue)) })
+        var ttmlTiming: TTMLTiming?
+
         @OptionGroup var read: ReadOptions
 
         @Flag(help: "Convert even when some lines could not be parsed (they are left out).")
@@ -38,13 +43,14 @@ extension LyricsCommand {
         func validate() throws {
             _ = try writeOptions()
             if qrcWrapper && to != .qrc && to != .qrcXML { throw ValidationError("--qrc-wrapper goes with --to qrc") }
+            if ttmlTiming != nil && to != .ttml { throw ValidationError("--ttml-timing goes with --to ttml") }
         }
 
         /// The format written: `--to qrc --qrc-wrapper` is `qrc-xml`.
         var target: LyricsOutputFormat { qrcWrapper && to == .qrc ? .qrcXML : to }
 
         func writeOptions() throws -> LyricsWriteOptions {
-            do { return try LyricsWriteOptions(lrcFractionDigits: lrcDigits).validated() } catch {
+            do { return try LyricsWriteOptions(lrcFractionDigits: lrcDigits, ttmlTiming: ttmlTiming ?? .relative).validated() } catch {
                 throw usageError(error, flags: ["lrcFractionDigits": "--lrc-digits"])
             }
         }

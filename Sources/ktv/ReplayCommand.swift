@@ -44,7 +44,7 @@ struct ReplayCommand: ParsableCommand {
         @Argument(help: "Progress logs (`-` for standard input).") var logs: [String]
         @Option(help: "Report format: text or json.") var format: ReportFormat = .text
         @Option(help: "Rule set: auto, zego, agora or tencent.") var rules: ReplayConfiguration.Rules = .auto
-        @Option(help: ArgumentHelp(Spec.thresholdMs.help)) var thresholdMs: Int?
+        @Option(help: Spec.thresholdMs.flagHelp) var thresholdMs: Int?
         @Flag(help: "ZEGO: also correct a follower that runs ahead (the vendor sample corrects only a late one).") var twoSided = false
         @Option(help: Spec.windowMs.optionHelp) var windowMs = Spec.windowMs.defaultValue
         @Option(help: Spec.toleranceMs.optionHelp) var toleranceMs = Spec.toleranceMs.defaultValue

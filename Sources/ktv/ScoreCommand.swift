@@ -33,10 +33,10 @@ struct ReferenceFlags: ParsableArguments {
     @Option(help: ReferenceOptions.Spec.player.optionHelp)
     var player = ReferenceOptions.Spec.player.defaultValue
 
-    @Option(help: ArgumentHelp(ReferenceOptions.Spec.track.help))
+    @Option(help: ReferenceOptions.Spec.track.flagHelp)
     var track: Int?
 
-    @Option(help: ArgumentHelp(ReferenceOptions.Spec.part.help))
+    @Option(help: ReferenceOptions.Spec.part.flagHelp)
     var part: Int?
 
     func validate() throws { _ = try options() }
@@ -57,8 +57,18 @@ struct ReferenceFlags: ParsableArguments {
 }
 
 /// Exit code and message for a scoring failure: unreadable files 74, unusable content (or a file over
-/// its size limit) 65; a progress log's setting named as its flag.
+/// its size limit, or a file in the wrong slot, named with the flag it belongs to) 65; a progress
+/// log's setting named as its flag.
 func scoreFailure(_ error: Error) -> Error {
-    if let e = error as? SyncError { return syncFailure(e) }
-    return failure(error)
+    switch error {
+    case let e as SyncError: return syncFailure(e)
+    case let ScoreError.misplaced(m):
+        printError("ktv: \(m.message(naming: slotFlag))")
+        return ExitCode(KTVExitCode.dataError)
+    case is any ExitCoded: return failure(error)
+    default:
+        // The library's own errors name its parameters (`minHz`): written as the flags that set them.
+        printError("ktv: \(flagText("\(error)"))")
+        return ExitCode(KTVExitCode.dataError)
+    }
 }

@@ -63,7 +63,7 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: "Write the take's page here (HTML, one self-contained file, atomically): the song's timeline with the notes, your pitch and each line's score, the findings, and, for an audio take, a player that follows the song.")
     var html: String?
 
-    @Flag(help: ArgumentHelp("With --html: carry the recording inside the page instead of linking to it. " + TakePageConfiguration.Spec.maxEmbedMB.help))
+    @Flag(help: ArgumentHelp("With --html: carry the recording inside the page (base64: the page a third larger than the file) instead of linking to it; a recording over \(Int(TakePageConfiguration.Spec.maxEmbedMB.defaultValue)) MB is refused."))
     var embedAudio = false
 
     @Option(help: "Report: text or json.")

@@ -17,7 +17,7 @@ struct TrackerOptions: ParsableArguments {
     @Option(help: PitchConfiguration.Spec.analysisRateHz.optionHelp)
     var analysisRate = PitchConfiguration.Spec.analysisRateHz.defaultValue
 
-    @Option(help: ArgumentHelp(PitchConfiguration.Spec.windowMs.help))
+    @Option(help: PitchConfiguration.Spec.windowMs.flagHelp)
     var windowMs: Double?
 
     @Option(help: PitchConfiguration.Spec.threads.optionHelp("", " Default: one per core (in ktv batch, 1: its workers fill the cores)."))

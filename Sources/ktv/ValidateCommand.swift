@@ -88,6 +88,7 @@ extension LyricsCommand {
                     let checked = try LyricTimingCheck.validate(files, options: try read.parseOptions(), audio: audio, audioStream: try stream.checked(), layout: layout, alignment: alignment)
                     for t in checked.truncations { printError("ktv: warning: \(t)") }
                     results = checked.results
+                    mentionSyncCommand(&results, audio: audio)
                 } catch let error as AudioError {
                     throw failure(error)
                 } catch let error as PitchError {

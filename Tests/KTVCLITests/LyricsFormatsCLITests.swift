@@ -26,4 +26,26 @@ import Testing
         let misuse = try ktv(["lyrics", "convert", source, "--to", "lrc", "--qrc-wrapper"])
         #expect(misuse.status == 64 && misuse.stderr.contains("--qrc-wrapper goes with --to qrc"))
     }
+
+    /// `--ttml-timing`: relative span times by default (TTML's model), absolute on request (Apple,
+    /// AMLL); both parse back to the same words; the option goes with --to ttml only.
+    @Test func ttmlTimingChoosesTheDialect() throws {
+        let relative = try ktv(["lyrics", "convert", source, "--to", "ttml"])
+        let absolute = try ktv(["lyrics", "convert", source, "--to", "ttml", "--ttml-timing", "absolute"])
+        #expect(relative.status == 0 && absolute.status == 0)
+        #expect(relative.out != absolute.out)
+        // The first line begins after 0: its first word is at 0 relative to it, not on the song's clock.
+        let firstSpan = { (text: String) in text.components(separatedBy: "<span begin=\"").dropFirst().first?.prefix(12) }
+        #expect(firstSpan(relative.out) == "00:00:00.000", "\(relative.out)")
+        #expect(firstSpan(absolute.out) != "00:00:00.000", "\(absolute.out)")
+        let s = try Scratch()
+        let words = try [relative.out, absolute.out].map { text in
+            try ktv(["lyrics", "parse", try s.write("w.ttml", text), "--format", "json"]).out
+        }
+        #expect(words[0] == words[1])
+        let misuse = try ktv(["lyrics", "convert", source, "--to", "lrc", "--ttml-timing", "absolute"])
+        #expect(misuse.status == 64 && misuse.stderr.contains("--ttml-timing goes with --to ttml"), "\(misuse.stderr)")
+        let typo = try ktv(["lyrics", "convert", source, "--to", "ttml", "--ttml-timing", "absolut"])
+        #expect(typo.status == 64 && typo.stderr.contains("did you mean `absolute`?"), "\(typo.stderr)")
+    }
 }

@@ -18,6 +18,7 @@ import KTVSync
         ("pitch", PitchConfiguration.Spec.all + AudioReader.Spec.all),
         ("canceller", CancellerConfiguration.Spec.all),
         ("alignment", AlignmentConfiguration.Spec.all),
+        ("lyrics-sync", LyricSyncConfiguration.Spec.all + WordTimingConfiguration.Spec.all),
         ("melody-metrics", MelodyMetricsConfiguration.Spec.all),
         ("replay", ReplayConfiguration.Spec.all),
         ("score-ktv", KTVRulesConfiguration.Spec.all),

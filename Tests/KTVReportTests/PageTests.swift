@@ -198,6 +198,51 @@ func scoredTake(word: String = "</script><script>alert(1)</script>") throws -> (
         #expect(throws: BatchError.self) { try BatchResults.read(path: "/tmp") }
     }
 
+    /// `top_finding` is the first finding that costs points (docs/batch.md): an octave-down take's
+    /// `octave` (an info, forgiven) was shown as its top finding in the CSV and on the dashboard.
+    @Test func anInfoIsNeverTheTopFinding() throws {
+        let path = try write("""
+        {"id":"octave","line":2,"status":"ok","result":{"rules":"ktv","score":99.6,"score_100":99.6,"latency_ms":0,"judged_share":1,"findings":[{"code":"octave","severity":"info","message":"sung 1 octave(s) below the written melody; forgiven"},{"code":"outside_recording","severity":"info","message":"1 of 6 line(s) lie outside the recording"}]}}
+        {"id":"late","line":3,"status":"ok","result":{"rules":"ktv","score":70,"score_100":70,"latency_ms":0,"judged_share":1,"findings":[{"code":"octave","severity":"info","message":"m"},{"code":"late","severity":"fault","message":"notes start 400 ms late"}]}}
+
+        """)
+        defer { unlink(path) }
+        let r = try BatchResults.read(path: path)
+        try #require(r.takes.count == 2, "\(r.warnings)")
+        #expect(r.takes[0].topFinding == nil && r.takes[0].topFindingMessage == nil)
+        #expect(r.takes[1].topFinding == "late" && r.takes[1].topFindingMessage == "notes start 400 ms late")
+        let rows = r.csv().components(separatedBy: "\r\n")
+        #expect(rows[1].hasPrefix("octave,ok,ktv,99.60,99.60,0.0,1.000,,,,"), "\(rows[1])")
+        #expect(rows[2].hasPrefix("late,ok,ktv,70.00,70.00,0.0,1.000,late,"), "\(rows[2])")
+        let takes = try #require(try pageData(BatchDashboard.render(r, outputPath: "/p/dash.html"))["takes"] as? [[String: Any]])
+        #expect(takes[0]["top_finding"] is NSNull && takes[1]["top_finding"] as? String == "late")
+    }
+
+    /// One median everywhere (issue 31 D): the dashboard said 55.4 (its script took the upper middle
+    /// value of an even count), the run's summary and `batch report` 53.8 (the mean of the middle
+    /// two). Now the page shows `ScoreDistribution`'s median, the summaries' p50.
+    @Test func theDashboardSummaryAndReportShareOneMedian() throws {
+        let scores = [10.0, 40, 60, 90, 20, 75]
+        let lines = scores.enumerated().map { k, v in
+            "{\"id\":\"t\(k)\",\"line\":\(k + 2),\"status\":\"ok\",\"result\":{\"rules\":\"ktv\",\"score\":\(v),\"score_100\":\(v),\"latency_ms\":0,\"judged_share\":1,\"findings\":[]}}"
+        } + ["{\"id\":\"a0\",\"line\":9,\"status\":\"ok\",\"result\":{\"rules\":\"agora\",\"score\":300,\"score_100\":60,\"latency_ms\":0,\"judged_share\":1,\"findings\":[]}}",
+             "{\"id\":\"a1\",\"line\":10,\"status\":\"ok\",\"result\":{\"rules\":\"agora\",\"score\":450,\"score_100\":90,\"latency_ms\":0,\"judged_share\":1,\"findings\":[]}}"]
+        let path = try write(lines.joined(separator: "\n") + "\n")
+        defer { unlink(path) }
+        let r = try BatchResults.read(path: path)
+        let median = try #require(Stats.median(scores.sorted()))
+        #expect(median == 50)   // the upper middle value would be 60
+        #expect(r.summary()["scores"]?["ktv"]?["p50"] == .double(50))
+        #expect(ScoreDistribution(scores).p50 == 50)
+        let data = try pageData(BatchDashboard.render(r, outputPath: "/p/dash.html"))
+        let medians = try #require(data["medians"] as? [[String: Any]])
+        #expect(medians.map { $0["rules"] as? String } == ["agora", "ktv"])
+        #expect(medians[1]["median"] as? Double == 50 && medians[1]["count"] as? Int == 6)
+        #expect(medians[0]["median"] as? Double == 75)   // score_100, the page's one scale: (60 + 90) / 2
+        // The page draws them, and computes no median of its own.
+        #expect(EmbeddedTemplates.batch_html.contains("for (const m of D.medians)") && !EmbeddedTemplates.batch_html.contains("v.length >> 1"))
+    }
+
     @Test func theDashboardCarriesTheCountsItDraws() throws {
         let path = try write(Self.lines)
         defer { unlink(path) }

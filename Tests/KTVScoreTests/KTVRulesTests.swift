@@ -237,6 +237,22 @@ struct KTVRulesOnRecordedTakesTests {
         #expect(f?.message.contains("recording path's delay") == true)   // no latency was given
     }
 
+    /// A take sung 400 ms early or 450 ms late with every pitch right (issue 31): each rule set's
+    /// notes held over the next note's start sound wrong; judged at the shift they are right, so
+    /// the first finding is the timing and none is a wrong note.
+    @Test(arguments: [-400.0, 450])
+    func aTakeSungEarlyOrLateIsItsTimingNotWrongNotes(shiftMs: Double) throws {
+        let take = try LatencyAligner(latencyMs: 0).align(sungTake(melody, lateMs: shiftMs))
+        for rules in [KTVRules() as any ScoringRules, AgoraRules(), UltraStarRules()] {
+            let card = try rules.judge(take, against: melody)
+            let codes = card.findings.map(\.code)
+            #expect(codes.first == (shiftMs > 0 ? "late" : "early"), "\(rules.name): \(card.findings.map(\.message))")
+            #expect(!codes.contains("wrong_notes"), "\(rules.name): \(card.findings.map(\.message))")
+            let explained = try #require(card.timingExplanation, "\(rules.name)")
+            #expect(abs(explained.shiftMs - shiftMs) <= 30 && !explained.righted.isEmpty, "\(rules.name): \(explained.shiftMs)")
+        }
+    }
+
     @Test func wrongNotesAreCountedWithTheirLines() throws {
         // Notes 2, 7, 12, 17, 22 and 27 sung 250 cents high.
         let wrong = Set([2, 7, 12, 17, 22, 27])

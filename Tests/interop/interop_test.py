@@ -3,11 +3,14 @@
 
 - ASS through pysubs2: every Dialogue's \\k tags sum to its line's duration;
 - WebVTT through webvtt-py: one cue per lyric line, with ktv's start and end times;
-- TTML through ttconv (the TTML reader of the W3C's conformance work): it opens, and holds one
-  paragraph per line with ktv's times;
+- TTML through ttconv (the TTML reader of the W3C's conformance work): every line's and every
+  word's times as ttconv places them (TTML's timing model: a span counts from its paragraph) are
+  ktv's, to the millisecond;
 - MusicXML through music21: the hand-written fixtures read with music21's own tempo, tie and
   transposition handling give ktv's note times and pitches; ktv's written MusicXML reads back in
   music21 with the same notes and words;
+- `ktv lyrics sync` on the demo track (its late LRC and its KRC), written as ASS, WebVTT and TTML,
+  read back by the same readers with the lines where the voice sings;
 - JSON through jsonschema: every JSON ktv writes (score, a batch's lines and summary, split, pitch
   eval, replay, the lyric model, validate) against its schema in docs/schema (2020-12), on the
   fixtures, a batch with failures, simulated rooms, and ../shared's scenes when there.
@@ -42,17 +45,17 @@ def model(binary, path):
     return json.loads(r.stdout) if r.returncode == 0 else None
 
 
-def lyric_checks(binary, fixtures, out):
+def lyric_checks(binary, fixtures, out, extra=()):
+    """Returns (files converted, TTML words compared with ttconv)."""
     import pysubs2
     import webvtt
     import ttconv.imsc.reader as ttml_reader
     import xml.etree.ElementTree as et
 
-    converted = 0
-    for name in sorted(os.listdir(fixtures)):
-        src = os.path.join(fixtures, name)
-        if name.startswith("broken-") or name.endswith(".md"):
-            continue
+    converted = words = 0
+    sources = [os.path.join(fixtures, n) for n in sorted(os.listdir(fixtures)) if not n.startswith("broken-") and not n.endswith(".md")]
+    for src in sources + list(extra):
+        name = os.path.basename(src)
         m = model(binary, src)
         if not m or not m.get("lines"):
             continue
@@ -83,16 +86,61 @@ def lyric_checks(binary, fixtures, out):
         for c in cues:
             check(c.start_in_seconds <= c.end_in_seconds, f"{name}.vtt: a cue ends before it starts")
 
-        # TTML: well-formed, opened by ttconv, one <p> per line.
-        tree = et.parse(outputs["ttml"])
-        doc = ttml_reader.to_model(tree)
-        check(doc is not None, f"{name}.ttml: ttconv returned no document")
-        body = doc.get_body()
-        paragraphs = sum(1 for div in body for _ in div)
-        ps = [p for p in tree.iter() if p.tag.endswith("}p")]
-        check(paragraphs == len(ps) and paragraphs >= 1, f"{name}.ttml: ttconv read {paragraphs} paragraphs, the file has {len(ps)}")
+        # TTML: opened by ttconv, every line and word where ktv has it (to the millisecond), ttconv
+        # counting each element's times from its parent's begin as TTML says.
+        words += ttml_checks(name, outputs["ttml"], m["lines"], et, ttml_reader)
     check(converted >= 10, f"only {converted} lyric fixtures converted")
-    return converted
+    return converted, words
+
+
+def ttml_checks(name, path, model_lines, et, ttml_reader):
+    """ttconv's reading of a TTML ktv wrote against the model it came from: one paragraph per line
+    that has a time extent (ttconv drops elements that begin where they end), beginning at the line's
+    start (or its first word, when that is earlier) and ending at its end (or its last word's); in
+    each, one timed span per word of positive duration at the word's times, ±1 ms."""
+    import ttconv.model as tm
+    doc = ttml_reader.to_model(et.parse(path))
+    check(doc is not None, f"{name}.ttml: ttconv returned no document")
+
+    def begin(e):
+        return e.get_begin() or 0
+
+    def words(e, origin):
+        """(start ms, end ms) of the word spans under e: spans holding only text, with an end."""
+        out = []
+        for c in e:
+            if not isinstance(c, tm.Span):
+                continue
+            kids = list(c)
+            b = origin + begin(c)
+            if all(isinstance(k, tm.Text) for k in kids):   # a word (an empty one too)
+                if c.get_end() is not None:
+                    out.append((round(b * 1000), round((origin + c.get_end()) * 1000)))
+            else:
+                out += words(c, b)
+        return out
+
+    body = doc.get_body()
+    paragraphs = []
+    for div in body:
+        for p in div:
+            origin = begin(body) + begin(div) + begin(p)
+            end = begin(body) + begin(div) + p.get_end()
+            paragraphs.append((round(origin * 1000), round(end * 1000), words(p, origin)))
+    expected = []
+    for line in model_lines:
+        ws = line.get("words", [])
+        start = min([line["start_ms"]] + [w["start_ms"] for w in ws])
+        end = max([line["start_ms"] + line["duration_ms"]] + [w["start_ms"] + w["duration_ms"] for w in ws])
+        if end > start:
+            expected.append((start, end, [(w["start_ms"], w["start_ms"] + w["duration_ms"]) for w in ws if w["duration_ms"] > 0]))
+    check(len(paragraphs) == len(expected), f"{name}.ttml: ttconv read {len(paragraphs)} paragraphs, ktv has {len(expected)} lines with a time extent")
+    for (ps, pe, pw), (es, ee, ew) in zip(paragraphs, expected):
+        check(abs(ps - es) <= 1 and abs(pe - ee) <= 1, f"{name}.ttml: line at {es}-{ee} ms: ttconv has {ps}-{pe} ms")
+        check(len(pw) == len(ew), f"{name}.ttml: line at {es} ms: ttconv read {len(pw)} timed words, ktv has {len(ew)}")
+        for (a, b), (x, y) in zip(pw, ew):
+            check(abs(a - x) <= 1 and abs(b - y) <= 1, f"{name}.ttml: line at {es} ms: word at {x}-{y} ms, ttconv has {a}-{b} ms")
+    return sum(len(w) for _, _, w in expected)
 
 
 def music21_notes(path, part_index):
@@ -264,7 +312,47 @@ def schema_checks(binary, root, out, scenes):
             validate("lyrics", json.loads(r.stdout), f"lyrics {name}")
     run_json(["lyrics", "validate", os.path.join(fx, "lyrics"), "--format", "json"], "validate", "validate fixtures", ok=(1, 65))
     run_json(["lyrics", "validate", demo + ".krc", "--audio", demo + ".flac", "--format", "json"], "validate", "validate --audio")
+    run_json(["lyrics", "sync", demo + "-late.lrc", "--audio", demo + ".flac", "-o", os.path.join(out, "synced.lrc"), "--format", "json"],
+             "lyrics-sync", "lyrics sync")
+    refused("lyrics-sync", {"audio": "a"}, "a sync report without its map")
     return checked
+
+
+def clock_ms(t):
+    """A WebVTT or TTML time (`hh:mm:ss.fff`, `mm:ss.fff` or `12.5s`) in milliseconds."""
+    if t.endswith("s"):
+        return round(float(t[:-1]) * 1000)
+    parts = [float(x) for x in t.split(":")]
+    return round(sum(v * 60 ** (len(parts) - 1 - i) for i, v in enumerate(parts)) * 1000)
+
+
+def sync_checks(binary, fixtures, out):
+    """`ktv lyrics sync` outputs read back: the demo's late LRC and its KRC synced to the demo track,
+    written as ASS, WebVTT and TTML, opened by pysubs2, webvtt-py and ttconv with ktv's new times."""
+    import pysubs2
+    import webvtt
+    import ttconv.imsc.reader as ttml_reader
+    import xml.etree.ElementTree as et
+    demo = os.path.join(fixtures, "audio", "demo-dualmono")
+    truth = [400, 4067, 6993]
+    n = 0
+    for src in (demo + "-late.lrc", demo + ".krc"):
+        for fmt in ("ass", "vtt", "ttml"):
+            dst = os.path.join(out, f"sync-{os.path.basename(src)}.{fmt}")
+            r = ktv(["lyrics", "sync", src, "--audio", demo + ".flac", "-o", dst, "--to", fmt], binary)
+            check(r.returncode == 0, f"ktv lyrics sync {src} --to {fmt}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+            if fmt == "ass":
+                starts = [e.start for e in pysubs2.load(dst).events if e.style != "Translation"]
+            elif fmt == "vtt":
+                starts = [clock_ms(c.start) for c in webvtt.read(dst)]
+            else:
+                doc = ttml_reader.to_model(et.parse(dst))
+                check(doc is not None, f"{dst}: ttconv returned no document")
+                starts = [clock_ms(p.attrib["begin"]) for p in et.parse(dst).iter() if p.tag.endswith("}p")]
+            check(len(starts) == 3 and all(abs(a - b) <= 30 for a, b in zip(starts, truth)),
+                  f"{dst}: line starts {starts}, expected {truth} within 30 ms")
+            n += 1
+    return n
 
 
 extra_sources = []
@@ -275,12 +363,15 @@ if __name__ == "__main__":
     ap.add_argument("--fixtures", default="fixtures")
     ap.add_argument("--extra", nargs="*", default=[], help="more references to write as MusicXML and read in music21")
     ap.add_argument("--scenes", nargs="*", default=[], help="scene folders (../shared/scenes/*) whose takes are scored for the schema checks")
+    ap.add_argument("--extra-lyrics", nargs="*", default=[], help="more lyric files (../shared/lyrics) converted and checked like the fixtures")
     a = ap.parse_args()
     extra_sources = [p for p in a.extra if os.path.exists(p)]
     with tempfile.TemporaryDirectory() as out:
-        n = lyric_checks(a.ktv, os.path.join(a.fixtures, "lyrics"), out)
+        n, words = lyric_checks(a.ktv, os.path.join(a.fixtures, "lyrics"), out, [p for p in a.extra_lyrics if os.path.exists(p)])
         m = musicxml_checks(a.ktv, os.path.join(a.fixtures, "musicxml"), out)
+        synced = sync_checks(a.ktv, os.path.abspath(a.fixtures), out)
         schemas = schema_checks(a.ktv, os.path.dirname(os.path.abspath(a.fixtures)), out, [d for d in a.scenes if os.path.isdir(d)])
-    print(f"interop: {checks} checks passed: {n} lyric fixtures through pysubs2, webvtt-py and ttconv; "
-          f"{m} notes compared with music21 ({len(extra_sources)} extra reference(s)); JSON documents valid against their schemas: "
+    print(f"interop: {checks} checks passed: {n} lyric files through pysubs2, webvtt-py and ttconv ({words} TTML word times as ttconv reads them); "
+          f"{m} notes compared with music21 ({len(extra_sources)} extra reference(s)); "
+          f"{synced} lyrics sync outputs read back; JSON documents valid against their schemas: "
           + ", ".join(f"{k} {v}" for k, v in schemas.items()))
