@@ -61,3 +61,14 @@ public enum AudioError: Error, Equatable, CustomStringConvertible, Sendable {
         v == v.rounded() && abs(v) < 1e15 ? "\(Int(v)) Hz" : "\(v) Hz"
     }
 }
+
+extension AudioError: ExitCoded {
+    /// Files that cannot be read or written 74, a bad argument 64, audio that cannot be used 65.
+    public var exitCode: Int32 {
+        switch self {
+        case .unreadable, .cannotWrite: return KTVExitCode.ioError
+        case .invalidArgument: return KTVExitCode.usage
+        default: return KTVExitCode.dataError
+        }
+    }
+}

@@ -17,12 +17,12 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     /// Reading the manifest or writing the results failed.
     case io(FileIOError)
     /// A setting out of range.
-    case invalidParameter(name: String, value: String, allowed: String)
+    case invalidParameter(ParameterError)
     /// The manifest given is another kind of file (a recording, lyrics, a reference), told from its bytes.
     case misplaced(MisplacedInput)
 
     public var parameterError: ParameterError? {
-        if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }
+        if case let .invalidParameter(p) = self { return p }
         return nil
     }
 
@@ -37,8 +37,20 @@ public enum BatchError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
             return "\(path) is the manifest itself\(how): writing it would destroy the input; write it elsewhere"
         case let .outputIsInput(path, input): return "\(path) is \(input), an input of the batch: writing it would destroy the input; write it elsewhere"
         case let .io(error): return "\(error)"
-        case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
+        case let .invalidParameter(p): return p.description
         case let .misplaced(m): return m.description
+        }
+    }
+}
+
+extension BatchError: ExitCoded {
+    /// A bad manifest or results file, or another kind of file given as the manifest, 65; files as
+    /// `FileIOError` says; results already there, an output onto an input or a setting 64.
+    public var exitCode: Int32 {
+        switch self {
+        case .resultsExist, .outputIsManifest, .outputIsInput, .invalidParameter: return KTVExitCode.usage
+        case let .io(e): return e.exitCode
+        case .badManifest, .badResults, .misplaced: return KTVExitCode.dataError
         }
     }
 }

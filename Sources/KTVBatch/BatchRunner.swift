@@ -357,12 +357,8 @@ struct BatchWorker {
         }
         var latencyMs = defaults.latencyMs, estimateLatency = defaults.estimateLatency
         if let l = row[.latencyMs] {
-            if l.lowercased() == "auto" {
-                (latencyMs, estimateLatency) = (nil, true)
-            } else {
-                guard let v = Double(l), v.isFinite else { throw bad(.latencyMs, "\(quoted(l)) is neither a number of milliseconds nor auto") }
-                (latencyMs, estimateLatency) = (v, false)
-            }
+            guard let setting = LatencySetting(parsing: l) else { throw bad(.latencyMs, "\(quoted(l)) \(LatencySetting.expected)") }
+            (latencyMs, estimateLatency) = (setting.ms, setting.estimates)
         }
         var pitchIntervalMs = defaults.pitchIntervalMs
         if let p = row[.pitchIntervalMs] {
@@ -387,8 +383,8 @@ struct BatchWorker {
                 throw BatchFailure(reason: .missing, message: "\(manifest.name): line \(row.line): \(column.rawValue): \(resolved): no such file")
             }
         }
-        if let accompaniment = row[.accompaniment], (try? Scorer.isAudio(path: manifest.resolve(take))) == false {
-            throw bad(.accompaniment, "\(quoted(accompaniment)) goes with an audio take, and \(take) is a pitch track: it has no accompaniment bleed to cancel")
+        if let accompaniment = row[.accompaniment], let why = TakeRequest.accompanimentRefusal(takePath: manifest.resolve(take), name: take) {
+            throw bad(.accompaniment, "\(quoted(accompaniment)) \(why)")
         }
         let request = TakeRequest(take: manifest.resolve(take), accompaniment: row[.accompaniment].map(manifest.resolve),
                                   pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: latencyMs,

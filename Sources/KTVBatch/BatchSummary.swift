@@ -87,9 +87,9 @@ public struct BatchSummary: Sendable, Equatable {
         var out = "batch: \(scored) scored, \(failed) failed"
         if alreadyDone > 0 { out += ", \(alreadyDone) already done" }
         if notRun > 0 { out += ", \(notRun) not run (\(interrupted ? "interrupted" : "stopped at the first failure"))" }
-        out += " of \(inShard) rows"
+        out += " of \(counted(inShard, "row"))"
         if let shard { out += " in shard \(shard) (\(manifestRows) in the manifest)" }
-        out += String(format: " in %.1f s: %.0f takes/min with %d jobs", wallS, takesPerMinute, jobs)
+        out += String(format: " in %.1f s: %.0f takes/min with ", wallS, takesPerMinute) + counted(jobs, "job")
         out += peakMemoryMB.map { String(format: ", peak memory %.0f MB", $0) } ?? ""
         out += workerRestarts > 0 ? ", \(workerRestarts) worker(s) restarted after a crash\n" : "\n"
         for (name, d) in scores.sorted(by: { $0.key < $1.key }) {

@@ -99,23 +99,8 @@ public struct Manifest: Sendable {
     /// `unknown column 'latncy_ms' (did you mean 'latency_ms'?); the columns are id, take, …`
     static func unknownColumn(_ name: String) -> String {
         let known = ManifestColumn.allCases.map(\.rawValue)
-        let near = known.map { ($0, editDistance($0, name.lowercased())) }.min { $0.1 < $1.1 }
-        let hint = near.flatMap { $0.1 <= 3 ? " (did you mean \(quoted($0.0))?)" : nil } ?? ""
+        let hint = nearest(name, among: known).flatMap { $0.distance <= 3 ? " (did you mean \(quoted($0.match))?)" : nil } ?? ""
         return "unknown column \(quoted(name))\(hint); the columns are \(known.joined(separator: ", "))"
-    }
-
-    /// Levenshtein distance between the UTF-8 bytes of `a` and `b`.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var previous = Array(0...y.count)
-        for i in x.indices {
-            var current = [i + 1]
-            for j in y.indices {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x[i] == y[j] ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[y.count]
     }
 }
 

@@ -56,7 +56,8 @@ public final class ResultsLog: @unchecked Sendable {
 
     /// Appends one line (the value serialized on one line, then `\n`) with a single write.
     public func append(_ value: JSONValue) throws(FileIOError) {
-        let bytes = Array((value.serialized(pretty: false) + "\n").utf8)
+        var bytes = value.serializedBytes(pretty: false)
+        bytes.append(0x0A)
         lock.lock()
         defer { lock.unlock() }
         try FileIO.writeAll(fd: fd, bytes, path: name)

@@ -84,7 +84,11 @@ public enum WorkerServer {
                 reply = [("status", .string("error")), ("reason", .string(f.reason.rawValue)), ("error", .string(f.message))]
             }
             reply += [("references_read", .int(cache.loads)), ("peak_rss", .int(ProcessMemory.peakResidentBytes() ?? 0))]
-            do { try FileIO.writeAll(fd: output, Array((JSONValue.object(reply).serialized(pretty: false) + "\n").utf8), path: "<worker output>") } catch {
+            // Written as it is made: a long song's score card is never whole in memory as text.
+            do {
+                try JSONValue.object(reply).write(pretty: false) { (piece: [UInt8]) throws(FileIOError) in try FileIO.writeAll(fd: output, piece, path: "<worker output>") }
+                try FileIO.writeAll(fd: output, [0x0A], path: "<worker output>")
+            } catch {
                 return   // the batch went away: nothing left to answer
             }
         }
@@ -173,7 +177,9 @@ final class ChildWorker {
             let death = ended()
             return .failure(Death(description: "given no result in \(Int(timeoutS)) s, it was killed (\(death))"))
         }
-        guard let line, let reply = try? JSONReader.parse(line) else { return .failure(ended()) }
+        // The score card passes through as its text: the batch writes it into the results, and a
+        // long song's card as a tree would take several times the memory of its text.
+        guard let line, let reply = try? JSONReader.parse(line, keepingRaw: ["result"]) else { return .failure(ended()) }
         if case let .int(b)? = reply["peak_rss"] { peakBytes = max(peakBytes, b) }
         if case let .int(n)? = reply["references_read"] { referencesRead = n }
         return .success(reply)
@@ -278,6 +284,16 @@ struct FDLineReader {
         let deadline = timeoutS.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) }
         while true {
             if let nl = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
+                if nl - start > 1 << 20 {
+                    // A long line (a worker's reply with a long song's score card) is handed over, not
+                    // copied, and the reader goes on with a buffer of what follows it, not of its size.
+                    var line = buffer
+                    buffer = Array(line[(nl + 1)...])
+                    line.removeSubrange(nl...)
+                    if start > 0 { line.removeSubrange(..<start) }
+                    (start, searched) = (0, 0)
+                    return .line(line)
+                }
                 let line = Array(buffer[start..<nl])
                 start = nl + 1
                 searched = start

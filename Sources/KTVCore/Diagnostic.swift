@@ -74,3 +74,17 @@ public enum KTVExitCode {
     /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
     public static let interrupted: Int32 = 130
 }
+
+/// An error that says how a command stopped by it exits (`KTVExitCode`): the input's fault (65),
+/// the machine's (74), or a setting's (64). Front ends print the error and exit with its code.
+public protocol ExitCoded: Error {
+    var exitCode: Int32 { get }
+}
+
+extension FileIOError: ExitCoded {
+    /// Over its size limit: the input is the problem (65); missing, unreadable or unwritable: the machine (74).
+    public var exitCode: Int32 {
+        if case .tooLarge = self { return KTVExitCode.dataError }
+        return KTVExitCode.ioError
+    }
+}

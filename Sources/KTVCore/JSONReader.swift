@@ -513,6 +513,36 @@ public struct JSONReader {
         }
     }
 
+    /// Parses a whole text as `parse` does, except that the members of a top-level object named in
+    /// `raw` are kept as their text (`JSONValue.raw`), checked but not read into a tree: a worker's
+    /// reply carries a whole score card that the batch only passes on into its results.
+    public static func parse(_ bytes: [UInt8], keepingRaw raw: Set<String>) throws(JSONReadError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buf throws(JSONReadError) in
+            var r = JSONReader(buf)
+            guard r.peek() == 0x7B else {
+                let v = try r.value()
+                try r.expectEnd()
+                return v
+            }
+            var pairs: [(String, JSONValue)] = []
+            if try r.enterObject() {
+                repeat {
+                    let key = r.makeString(try r.memberName())
+                    r.skipSpace()
+                    if raw.contains(key) {
+                        let start = r.offset
+                        try r.skipValue()
+                        pairs.append((key, .raw(Array(buf[start..<r.offset]))))
+                    } else {
+                        pairs.append((key, try r.value()))
+                    }
+                } while try r.nextMember()
+            }
+            try r.expectEnd()
+            return .object(pairs)
+        }
+    }
+
     /// A decoder's whole run over a text: the syntax checked first (`check`, so a syntax error
     /// anywhere is reported before an error of shape, as a parser that builds the tree first would),
     /// then `decode` reading straight from the bytes. A UTF-8 byte-order mark is skipped with

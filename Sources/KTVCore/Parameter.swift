@@ -129,17 +129,22 @@ public func respellingParameters(in text: String, _ spell: (String) -> String?) 
     return out
 }
 
-/// A module's error enum with a case for a setting out of range, `invalidParameter(name:value:allowed:)`
-/// (the case itself satisfies the requirement): `init(_:)` wraps a `ParameterError` in it, and
-/// `parameterError` gives it back for front ends that rename parameters.
+/// A module's error enum with a case for a setting out of range, `invalidParameter(ParameterError)`
+/// (the case itself satisfies the requirement): `init(_:)` and `invalidParameter(name:value:allowed:)`
+/// make one, and `parameterError` gives the `ParameterError` back for front ends that rename parameters.
 public protocol ParameterErrorWrapping: Error {
-    static func invalidParameter(name: String, value: String, allowed: String) -> Self
+    static func invalidParameter(_ error: ParameterError) -> Self
     var parameterError: ParameterError? { get }
 }
 
 extension ParameterErrorWrapping {
     /// A declared parameter's range error.
     public init(_ error: ParameterError) {
-        self = .invalidParameter(name: error.name, value: error.value, allowed: error.allowed)
+        self = .invalidParameter(error)
+    }
+
+    /// A setting's error from its parts: its name, the value given, what is allowed.
+    public static func invalidParameter(name: String, value: String, allowed: String) -> Self {
+        .invalidParameter(ParameterError(name: name, value: value, allowed: allowed))
     }
 }

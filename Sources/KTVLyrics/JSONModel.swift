@@ -25,7 +25,7 @@ public enum JSONModel {
         var out: [UInt8] = []
         out.reserveCapacity(chunkBytes + 64 * 1024)
         func put(_ s: StaticString) { s.withUTF8Buffer { out.append(contentsOf: $0) } }
-        func put(_ v: JSONValue, indent: Int) { appendNested(v, indent: indent, to: &out) }
+        func put(_ v: JSONValue, indent: Int) { v.append(to: &out, indent: indent) }
         func pass(force: Bool) throws(E) {
             guard !out.isEmpty, force || out.count >= chunkBytes else { return }
             try sink(out)
@@ -88,18 +88,6 @@ public enum JSONModel {
         try pass(force: true)
     }
 
-    /// Appends `v` as `JSONValue.serialized()` writes it inside a container `indent` levels deep:
-    /// the same text with every line break followed by that much more indentation (strings escape theirs).
-    private static func appendNested(_ v: JSONValue, indent: Int, to out: inout [UInt8]) {
-        let text = v.serialized().utf8.dropLast()  // its final line break
-        for b in text {
-            out.append(b)
-            if b == ASCII.lf {
-                for _ in 0..<(2 * indent) { out.append(ASCII.space) }
-            }
-        }
-    }
-
     /// Tags as an object; a key written twice keeps its last value, at its last place.
     static func tags(_ lyrics: Lyrics) -> JSONValue {
         // Indexed, not searched: a hostile file can carry a million distinct tags.
@@ -115,82 +103,46 @@ public enum JSONModel {
     /// most of the time `ktv lyrics parse` took.
     static func appendLine(_ l: LinePacking.Fields, to out: inout [UInt8]) {
         func raw(_ s: StaticString) { s.withUTF8Buffer { out.append(contentsOf: $0) } }
-        func int(_ v: Int) { out.append(contentsOf: String(v).utf8) }
-        raw("{\n      \"start_ms\": ")
+        /// `"name": ` on a line of its own, `depth` levels in; the first member opens its object.
+        func member(_ name: StaticString, _ depth: Int, first: Bool = false) {
+            out += first ? [0x7B, 0x0A] : [0x2C, 0x0A]
+            out += repeatElement(0x20, count: 2 * depth)
+            out.append(0x22)
+            raw(name)
+            raw("\": ")
+        }
+        func int(_ v: Int) { out += String(v).utf8 }
+        func string(_ s: String) { JSONValue.escape(s, into: &out) }
+        member("start_ms", 3, first: true)
         int(l.startMs)
-        raw(",\n      \"duration_ms\": ")
+        member("duration_ms", 3)
         int(l.durationMs)
-        raw(",\n      \"text\": ")
-        appendString(l.text, to: &out)
-        if let t = l.translation {
-            raw(",\n      \"translation\": ")
-            appendString(t, to: &out)
-        }
-        if let v = l.voice {
-            raw(",\n      \"voice\": ")
-            appendString(v, to: &out)
-        }
-        raw(",\n      \"words\": ")
+        member("text", 3)
+        string(l.text)
+        if let t = l.translation { member("translation", 3); string(t) }
+        if let v = l.voice { member("voice", 3); string(v) }
+        member("words", 3)
         if l.words.isEmpty {
             raw("[]")
         } else {
             raw("[")
             for (k, w) in l.words.enumerated() {
-                raw(k == 0 ? "\n        {\n          \"start_ms\": " : ",\n        {\n          \"start_ms\": ")
+                raw(k == 0 ? "\n        " : ",\n        ")
+                member("start_ms", 5, first: true)
                 int(w.startMs)
-                raw(",\n          \"duration_ms\": ")
+                member("duration_ms", 5)
                 int(w.durationMs)
-                raw(",\n          \"text\": ")
-                appendString(w.text, to: &out)
-                if let r = w.romanization {
-                    raw(",\n          \"romanization\": ")
-                    appendString(r, to: &out)
-                }
-                if w.krcField != 0 {
-                    raw(",\n          \"krc_field\": ")
-                    int(w.krcField)
-                }
-                if let hz = w.pitchHz {
-                    raw(",\n          \"pitch_hz\": ")
-                    out.append(contentsOf: JSONValue.double(hz).serialized(pretty: false).utf8)
-                }
-                if w.background { raw(",\n          \"background\": true") }
+                member("text", 5)
+                string(w.text)
+                if let r = w.romanization { member("romanization", 5); string(r) }
+                if w.krcField != 0 { member("krc_field", 5); int(w.krcField) }
+                if let hz = w.pitchHz { member("pitch_hz", 5); JSONValue.double(hz).append(to: &out, indent: 5) }
+                if w.background { member("background", 5); raw("true") }
                 raw("\n        }")
             }
             raw("\n      ]")
         }
         raw("\n    }")
-    }
-
-    /// A JSON string with `JSONValue.escape`'s escapes, byte by byte.
-    static func appendString(_ s: String, to out: inout [UInt8]) {
-        out.append(0x22)
-        let bytes = Array(s.utf8)
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            i += 1
-            // U+FEFF (EF BB BF) escaped: JSONSerialization on Linux drops a raw one that starts a string.
-            if b == 0xEF, i + 1 < bytes.count, bytes[i] == 0xBB, bytes[i + 1] == 0xBF {
-                out += Array("\\ufeff".utf8)
-                i += 2
-                continue
-            }
-            switch b {
-            case 0x22: out += [0x5C, 0x22]
-            case 0x5C: out += [0x5C, 0x5C]
-            case 0x0A: out += [0x5C, 0x6E]
-            case 0x0D: out += [0x5C, 0x72]
-            case 0x09: out += [0x5C, 0x74]
-            case 0x08: out += [0x5C, 0x62]
-            case 0x0C: out += [0x5C, 0x66]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]]
-            default: out.append(b)
-            }
-        }
-        out.append(0x22)
     }
 
     static func line(_ packed: LyricLine) -> JSONValue {

@@ -83,23 +83,12 @@ struct KRCParser {
     /// `<digits,digits,digits>` at `i`: (offset, duration, x, index after `>`).
     @inline(__always)
     static func unitHeader(_ b: ArraySlice<UInt8>, _ i: Int) -> (Int, Int, Int, Int)? {
-        guard i < b.endIndex, b[i] == ASCII.langle,
-              let (o, e1) = Scan.uint(b, i + 1), e1 < b.endIndex, b[e1] == ASCII.comma,
-              let (d, e2) = Scan.uint(b, e1 + 1), e2 < b.endIndex, b[e2] == ASCII.comma,
-              let (x, e3) = Scan.uint(b, e2 + 1), e3 < b.endIndex, b[e3] == ASCII.rangle
-        else { return nil }
-        return (o, d, x, e3 + 1)
+        Scan.triple(b, i, open: ASCII.langle, close: ASCII.rangle)
     }
 
     /// The index of the next unit header at or after `from`; text may itself contain `<`.
-    @inline(__always)
     static func nextUnit(_ b: ArraySlice<UInt8>, from: Int) -> Int? {
-        var j = from
-        while j < b.endIndex {
-            if b[j] == ASCII.langle, unitHeader(b, j) != nil { return j }
-            j += 1
-        }
-        return nil
+        Scan.nextTriple(b, from: from, open: ASCII.langle, close: ASCII.rangle)
     }
 }
 

@@ -131,6 +131,14 @@ public enum LyricsWriter {
         return [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)]
     }
 
+    /// A line's row header `[start,duration]` (KRC, YRC, QRC), refused when either is negative.
+    static func rowHeader(_ line: LyricLine, format: LyricFormat) throws(LyricsError) -> String {
+        guard line.startMs >= 0, line.durationMs >= 0 else {
+            throw .cannotWrite(format: format, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
+        }
+        return "[\(line.startMs),\(line.durationMs)]"
+    }
+
     /// Tags worth writing back: `offset` is already applied and `language` is rebuilt from the model.
     private static func headerTags(_ lyrics: Lyrics) -> [LyricTag] {
         lyrics.tags.filter { let k = $0.key.lowercased(); return k != "offset" && k != "language" }
@@ -151,10 +159,7 @@ public enum LyricsWriter {
         if let lang = KRCLanguage.encode(lyrics.lines) { out += "[language:\(lang)]\r\n" }
         var synthesized = 0
         for line in lyrics.lines {
-            guard line.startMs >= 0, line.durationMs >= 0 else {
-                throw .cannotWrite(format: .krc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
-            }
-            out += "[\(line.startMs),\(line.durationMs)]"
+            out += try rowHeader(line, format: .krc)
             let words = wordsOrOne(line, synthesized: &synthesized)
             for w in words {
                 let offset = w.startMs - line.startMs
@@ -272,12 +277,9 @@ public enum LyricsWriter {
         var out: [UInt8] = []
         for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
         for line in lyrics.lines {
-            guard line.startMs >= 0, line.durationMs >= 0 else {
-                throw .cannotWrite(format: .yrc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
-            }
-            out += "[\(line.startMs),\(line.durationMs)]"
-            let lineWords = line.words
-            let ws = lineWords.isEmpty ? [LyricWord(startMs: line.startMs, durationMs: line.durationMs, text: line.text)] : lineWords
+            out += try rowHeader(line, format: .yrc)
+            var synthesized = 0   // YRC says nothing of lines without word timing
+            let ws = wordsOrOne(line, synthesized: &synthesized)
             for w in ws {
                 guard w.startMs >= 0, w.durationMs >= 0 else {
                     throw .cannotWrite(format: .yrc, detail: "word `\(Scan.capped(w.text))` at \(TimeText.ms(w.startMs)) has a negative start or duration")
@@ -301,10 +303,7 @@ public enum LyricsWriter {
         for tag in headerTags(lyrics) { out += "[\(tag.key):\(tag.value)]\n" }
         var synthesized = 0
         for line in lyrics.lines {
-            guard line.startMs >= 0, line.durationMs >= 0 else {
-                throw .cannotWrite(format: .qrc, detail: "line at \(TimeText.ms(line.startMs)) has a negative start or duration")
-            }
-            out += "[\(line.startMs),\(line.durationMs)]"
+            out += try rowHeader(line, format: .qrc)
             let words = wordsOrOne(line, synthesized: &synthesized)
             // A row whose first word begins like a KRC unit `<n,n,n>` or a YRC unit `(n,n,n)` would be
             // read back as that format.

@@ -65,6 +65,28 @@ enum Scan {
         return j > i ? (v, j) : nil
     }
 
+    /// Three unsigned integers between `open` and `close`, comma-separated, at `i` (a KRC word
+    /// header `<o,d,x>`, a YRC one `(s,d,f)`): the numbers and the index after `close`.
+    @inline(__always)
+    static func triple(_ b: ArraySlice<UInt8>, _ i: Int, open: UInt8, close: UInt8) -> (Int, Int, Int, Int)? {
+        guard i < b.endIndex, b[i] == open,
+              let (x, e1) = uint(b, i + 1), e1 < b.endIndex, b[e1] == ASCII.comma,
+              let (y, e2) = uint(b, e1 + 1), e2 < b.endIndex, b[e2] == ASCII.comma,
+              let (z, e3) = uint(b, e2 + 1), e3 < b.endIndex, b[e3] == close
+        else { return nil }
+        return (x, y, z, e3 + 1)
+    }
+
+    /// The index of the next `triple` at or after `from`: text between may itself hold `open`.
+    static func nextTriple(_ b: ArraySlice<UInt8>, from: Int, open: UInt8, close: UInt8) -> Int? {
+        var j = from
+        while j < b.endIndex {
+            if b[j] == open, triple(b, j, open: open, close: close) != nil { return j }
+            j += 1
+        }
+        return nil
+    }
+
     static func string(_ b: ArraySlice<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
 
     static func isBlank(_ b: ArraySlice<UInt8>) -> Bool {

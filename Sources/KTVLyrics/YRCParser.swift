@@ -92,23 +92,12 @@ struct YRCParser {
     }
 
     /// `(digits,digits,digits)` at `i`.
-    @inline(__always)
     static func unit(_ b: ArraySlice<UInt8>, _ i: Int) -> (Int, Int, Int, Int)? {
-        guard i < b.endIndex, b[i] == ASCII.lparen,
-              let (s, e1) = Scan.uint(b, i + 1), e1 < b.endIndex, b[e1] == ASCII.comma,
-              let (d, e2) = Scan.uint(b, e1 + 1), e2 < b.endIndex, b[e2] == ASCII.comma,
-              let (f, e3) = Scan.uint(b, e2 + 1), e3 < b.endIndex, b[e3] == ASCII.rparen
-        else { return nil }
-        return (s, d, f, e3 + 1)
+        Scan.triple(b, i, open: ASCII.lparen, close: ASCII.rparen)
     }
 
     static func nextUnit(_ b: ArraySlice<UInt8>, from: Int) -> Int? {
-        var j = from
-        while j < b.endIndex {
-            if b[j] == ASCII.lparen, unit(b, j) != nil { return j }
-            j += 1
-        }
-        return nil
+        Scan.nextTriple(b, from: from, open: ASCII.lparen, close: ASCII.rparen)
     }
 }
 

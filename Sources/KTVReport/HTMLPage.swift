@@ -29,21 +29,36 @@ struct HTMLPage {
 
     /// The page: each placeholder replaced in one pass, so text put in is never read as a placeholder.
     func render(title: String, data: JSONValue) -> String {
-        let values = ["csp": xmlEscaped(contentSecurityPolicy), "title": xmlEscaped(title), "generator": "ktv",
-                      "data": Self.scriptSafeJSON(data)]
-        var out = "", rest = template[...]
+        String(decoding: renderBytes(title: title, data: data), as: UTF8.self)
+    }
+
+    /// `render` as UTF-8, the data's JSON written straight into the page: a long song's page is
+    /// built once, not as a JSON text, then an escaped copy, then the page around it.
+    func renderBytes(title: String, data: JSONValue) -> [UInt8] {
+        let values = ["csp": xmlEscaped(contentSecurityPolicy), "title": xmlEscaped(title), "generator": "ktv"]
+        var out: [UInt8] = []
+        var rest = template[...]
         while let open = rest.range(of: "{{") {
-            out += rest[..<open.lowerBound]
-            if let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex),
-               let value = values[String(rest[open.upperBound..<close.lowerBound])] {
-                out += value
-                rest = rest[close.upperBound...]
-            } else {
-                out += "{{"
+            out += rest[..<open.lowerBound].utf8
+            guard let close = rest.range(of: "}}", range: open.upperBound..<rest.endIndex) else {
+                out += "{{".utf8
                 rest = rest[open.upperBound...]
+                continue
             }
+            let name = String(rest[open.upperBound..<close.lowerBound])
+            if name == "data" {
+                Self.appendScriptSafeJSON(data, to: &out)
+            } else if let value = values[name] {
+                out += value.utf8
+            } else {
+                out += "{{".utf8
+                rest = rest[open.upperBound...]
+                continue
+            }
+            rest = rest[close.upperBound...]
         }
-        return out + rest
+        out += rest.utf8
+        return out
     }
 
     static let lessThan = Array("\\u003c".utf8), greaterThan = Array("\\u003e".utf8), ampersand = Array("\\u0026".utf8)
@@ -54,25 +69,30 @@ struct HTMLPage {
     /// too, for readers that take the block as script. Works on the UTF-8 bytes: a page's data is
     /// mostly the contour's numbers, and this runs once a take in a batch with pages.
     static func scriptSafeJSON(_ value: JSONValue) -> String {
-        let text = value.serialized(pretty: false)
         var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count + 256)
-        for b in text.utf8 {
-            switch b {
-            case 0x3C: out += lessThan
-            case 0x3E: out += greaterThan
-            case 0x26: out += ampersand
-            default:
-                // U+2028 / U+2029 are E2 80 A8 / E2 80 A9 in UTF-8 (escapes written here are ASCII;
-                // 在 is E5 9C A8, so the two bytes before matter).
-                if b == 0xA8 || b == 0xA9, out.count >= 2, out[out.count - 2] == 0xE2, out[out.count - 1] == 0x80 {
-                    out.removeLast(2)
-                    out += b == 0xA8 ? lineSeparator : paragraphSeparator
-                } else {
-                    out.append(b)
+        appendScriptSafeJSON(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `scriptSafeJSON`, appended to `out` as the JSON is written, a piece at a time.
+    static func appendScriptSafeJSON(_ value: JSONValue, to out: inout [UInt8]) {
+        value.write(pretty: false) { (piece: [UInt8]) in
+            for b in piece {
+                switch b {
+                case 0x3C: out += lessThan
+                case 0x3E: out += greaterThan
+                case 0x26: out += ampersand
+                default:
+                    // U+2028 / U+2029 are E2 80 A8 / E2 80 A9 in UTF-8 (escapes written here are ASCII;
+                    // 在 is E5 9C A8, so the two bytes before matter, and they may end the piece before).
+                    if b == 0xA8 || b == 0xA9, out.count >= 2, out[out.count - 2] == 0xE2, out[out.count - 1] == 0x80 {
+                        out.removeLast(2)
+                        out += b == 0xA8 ? lineSeparator : paragraphSeparator
+                    } else {
+                        out.append(b)
+                    }
                 }
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -7,10 +7,10 @@ public enum ReportError: ParameterErrorWrapping, Equatable, Sendable, CustomStri
     /// A results file line that is not a batch result.
     case badResults(path: String, line: Int, detail: String)
     case io(FileIOError)
-    case invalidParameter(name: String, value: String, allowed: String)
+    case invalidParameter(ParameterError)
 
     public var parameterError: ParameterError? {
-        if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }
+        if case let .invalidParameter(p) = self { return p }
         return nil
     }
 
@@ -21,7 +21,18 @@ public enum ReportError: ParameterErrorWrapping, Equatable, Sendable, CustomStri
                 + "link to the recording instead (drop --embed-audio), or raise the limit"
         case let .badResults(path, line, detail): return "\(path): line \(line): \(detail)"
         case let .io(error): return "\(error)"
-        case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
+        case let .invalidParameter(p): return p.description
+        }
+    }
+}
+
+extension ReportError: ExitCoded {
+    /// A recording too large to embed or a bad setting 64, a bad results file 65, files 74.
+    public var exitCode: Int32 {
+        switch self {
+        case .audioTooLarge, .invalidParameter: return KTVExitCode.usage
+        case .badResults: return KTVExitCode.dataError
+        case let .io(e): return e.exitCode
         }
     }
 }

@@ -27,6 +27,19 @@ public enum PageAudio: Sendable, Equatable {
     case link(String)
     /// The file carried inside the page as a `data:` URL.
     case embed(path: String)
+
+    /// What the page of `take`, written at `page`, plays: the recording, linked relative to the page
+    /// (or carried in it with `embed`); none for a pitch track, and the page says why.
+    public static func of(take: String, page: String, embed: Bool = false) -> PageAudio {
+        guard (try? Scorer.isAudio(path: take)) == true else { return .none(reason: "No recording to play: the take is a pitch track.") }
+        return embed ? .embed(path: take) : .link(TakePage.link(from: page, to: take))
+    }
+
+    /// What a page with this audio shows, for the line saying where it was written.
+    public var pageContents: String {
+        if case .none = self { return "the timeline, the lines and the findings; no player, as the take is a pitch track" }
+        return "the timeline, the lines, the findings and a player"
+    }
 }
 
 /// A take's page: one self-contained HTML file (template `Templates/take.html`) showing the song's
@@ -40,17 +53,39 @@ public enum TakePage {
 
     public static func render(_ card: ScoreCard, sung: SungTake, take: String, reference: String, title: String,
                               audio: PageAudio, configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> String {
+        String(decoding: try renderBytes(card, sung: sung, take: take, reference: reference, title: title, audio: audio, configuration: configuration),
+               as: UTF8.self)
+    }
+
+    /// `render` as UTF-8, built as bytes: a long song's page is not also held as a string.
+    public static func renderBytes(_ card: ScoreCard, sung: SungTake, take: String, reference: String, title: String,
+                                   audio: PageAudio, configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> [UInt8] {
         let configuration = try configuration.validated()
         let data = JSONValue.object([
             ("title", .string(title)),
             ("score", ScoreReport.json(card, take: take, reference: reference)),
-            ("drawn_cents", .array(card.lines.map { line in .array(line.notes.map { n in
-                (n.targetCents ?? n.note.cents.map { $0 + card.keyShiftCents }).map { .int(Int($0.rounded())) } ?? .null }) })),
+            ("drawn_cents", drawnCents(card)),
             ("spans", .array(sung.spansMs.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })),
             ("contour", contour(sung)),
             ("audio", try audioJSON(audio, limitBytes: Int(configuration.maxEmbedMB * 1_048_576))),
         ])
-        return page.render(title: "\(title) · ktv score", data: data)
+        return page.renderBytes(title: "\(title) · ktv score", data: data)
+    }
+
+    /// The page of a scored take as UTF-8, titled with the take's file name unless `title` is given.
+    public static func renderBytes(_ result: Scorer.Result, take: String, reference: String, title: String? = nil, audio: PageAudio,
+                                   configuration: TakePageConfiguration = TakePageConfiguration()) throws(ReportError) -> [UInt8] {
+        try renderBytes(result.card, sung: result.sung, take: take, reference: reference, title: title ?? (take as NSString).lastPathComponent,
+                   audio: audio, configuration: configuration)
+    }
+
+    /// Each note's pitch as the page draws it (where it was judged, or the reference in the singer's
+    /// key), line by line, each line made as it is written.
+    static func drawnCents(_ card: ScoreCard) -> JSONValue {
+        let lines = card.lines, shift = card.keyShiftCents
+        return .generated(count: lines.count) { i in
+            .array(lines[i].notes.map { n in (n.targetCents ?? n.note.cents.map { $0 + shift }).map { .int(Int($0.rounded())) } ?? .null })
+        }
     }
 
     /// The sung pitch, compact: song times and recording times in ms as differences from the value

@@ -18,11 +18,9 @@ public struct TakePageWriter: TakeArtifactWriter {
 
     public func write(id: String, takePath: String, referencePath: String, result: Scorer.Result) throws -> String {
         let path = (directory as NSString).appendingPathComponent(Self.fileName(id: id))
-        let audio: PageAudio = (try? Scorer.isAudio(path: takePath)) == true
-            ? .link(TakePage.link(from: path, to: takePath)) : .none(reason: "No recording to play: the take is a pitch track.")
-        let page = try TakePage.render(result.card, sung: result.sung, take: takePath, reference: referencePath, title: id,
-                                       audio: audio, configuration: configuration)
-        try FileIO.writeAtomically(Array(page.utf8), to: path)
+        let page = try TakePage.renderBytes(result, take: takePath, reference: referencePath, title: id, audio: .of(take: takePath, page: path),
+                                            configuration: configuration)
+        try FileIO.writeAtomically(page, to: path)
         return path
     }
 

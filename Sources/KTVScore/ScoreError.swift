@@ -7,13 +7,13 @@ public enum ScoreError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
     /// A take that cannot be used (empty, no voiced frame, bad rows).
     case badTake(path: String, line: Int?, detail: String)
     /// A setting out of range.
-    case invalidParameter(name: String, value: String, allowed: String)
+    case invalidParameter(ParameterError)
     /// A file given where it does not belong, told from what it holds (`InputKind`): an LRC given
     /// as the reference, audio as the reference file, a reference melody as the take.
     case misplaced(MisplacedInput)
 
     public var parameterError: ParameterError? {
-        if case let .invalidParameter(name, value, allowed) = self { return ParameterError(name: name, value: value, allowed: allowed) }
+        if case let .invalidParameter(p) = self { return p }
         return nil
     }
 
@@ -21,7 +21,7 @@ public enum ScoreError: ParameterErrorWrapping, Equatable, Sendable, CustomStrin
         switch self {
         case let .badReference(path, line, detail): return "\(path)\(line.map { ":\($0)" } ?? ""): \(detail)"
         case let .badTake(path, line, detail): return "\(path)\(line.map { ":\($0)" } ?? ""): \(detail)"
-        case let .invalidParameter(name, value, allowed): return ParameterError(name: name, value: value, allowed: allowed).description
+        case let .invalidParameter(p): return p.description
         case let .misplaced(m): return m.description
         }
     }

@@ -44,8 +44,14 @@ public enum ScoreReport {
                 ("share_within_50_cents", number(card.shareWithin50Cents, 1000)),
                 ("mean_onset_ms", number(card.meanOnsetMs)),
             ])),
-            ("lines", .array(card.lines.map(line))),
+            ("lines", lines(card)),
         ])
+    }
+
+    /// The card's lines, each made as it is written: a long song's card is never a tree of every note.
+    static func lines(_ card: ScoreCard) -> JSONValue {
+        let lines = card.lines
+        return .generated(count: lines.count) { k in line(lines[k]) }
     }
 
     /// Points lost to each term (ktv rules), or null.
@@ -142,8 +148,11 @@ public enum ScoreReport {
         let weakest = judged.sorted { ($0.score ?? 0) < ($1.score ?? 0) }.prefix(3).filter { ($0.score ?? 0) < 80 }
         if !weakest.isEmpty {
             out += "  weakest lines:\n"
+            // Numbers right-aligned to the widest, so line 9's score stands under line 12's.
+            let width = String(weakest.map { $0.index + 1 }.max() ?? 1).count
             for l in weakest {
-                out += "    \(l.index + 1). \(String(format: "%5.1f", l.score ?? 0))  \(l.text.isEmpty ? "(\(l.startMs) ms)" : l.text)\n"
+                let number = String(l.index + 1)
+                out += "    \(String(repeating: " ", count: width - number.count))\(number). \(String(format: "%5.1f", l.score ?? 0))  \(l.text.isEmpty ? "(\(l.startMs) ms)" : l.text)\n"
             }
         }
         return out

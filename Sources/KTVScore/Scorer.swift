@@ -14,6 +14,15 @@ public enum ScoringRuleSet: String, Sendable, CaseIterable {
         public var agora = AgoraRulesConfiguration()
         public var ultrastar = UltraStarRulesConfiguration()
         public init() {}
+
+        /// The options as a command line writes them: the key shift `auto`, `none` or in cents, and
+        /// the UltraStar difficulty by name (`easy`, `medium`, `hard`). Not yet checked: `rules(_:)` checks them.
+        public init(keyShift: String, wholeSong: Bool, agora: AgoraRulesConfiguration, difficulty: String) throws(ParameterError) {
+            self.keyShift = try KeyShift(parsing: keyShift)
+            self.ultrastar.difficulty = try UltraStarRulesConfiguration.Difficulty(parsing: difficulty)
+            self.wholeSong = wholeSong
+            self.agora = agora
+        }
     }
 
     /// The rule set, its settings checked.

@@ -133,3 +133,47 @@ extension Scorer {
         return Result(card: card, sung: sung, truncations: take.truncations)
     }
 }
+
+/// A latency as written (`--latency-ms`, a manifest's `latency_ms`): milliseconds, or `auto`
+/// (estimated from the take against the reference, `LatencyEstimator`).
+public enum LatencySetting: Sendable, Equatable {
+    case ms(Double)
+    case auto
+
+    /// What is said of a text that is neither, after the text.
+    public static let expected = "is neither a number of milliseconds nor auto"
+
+    /// `auto` (in any case) or a finite number; nil for anything else.
+    public init?(parsing text: String) {
+        if text.lowercased() == "auto" { self = .auto; return }
+        guard let v = Double(text), v.isFinite else { return nil }
+        self = .ms(v)
+    }
+
+    /// The milliseconds given; nil for `auto`.
+    public var ms: Double? { if case let .ms(v) = self { return v } else { return nil } }
+    /// Whether the latency is to be estimated.
+    public var estimates: Bool { self == .auto }
+}
+
+extension TakeRequest {
+    /// Why an accompaniment cannot go with the take at `path`, named `name` in the sentence: a pitch
+    /// track has no accompaniment bleed to cancel. Nil when it can (an audio take, or one that cannot
+    /// be read yet: reading it says what is wrong).
+    public static func accompanimentRefusal(takePath path: String, name: String) -> String? {
+        (try? Scorer.isAudio(path: path)) == false
+            ? "goes with an audio take, and \(name) is a pitch track: it has no accompaniment bleed to cancel" : nil
+    }
+}
+
+extension Scorer {
+    /// Reads the reference (a file, or a recording with `audio`) and scores the take on it, as `ktv
+    /// score` does; the result's truncations are the reference recording's, then the take's.
+    public func score(_ request: TakeRequest, referencePath: String?, audio: String? = nil, lyricsPath: String? = nil,
+                      options: ReferenceOptions = ReferenceOptions()) throws -> Result {
+        let (melody, truncations) = try readReference(path: referencePath, audio: audio, lyricsPath: lyricsPath, options: options)
+        var result = try score(request, reference: melody)
+        result.truncations = truncations + result.truncations
+        return result
+    }
+}

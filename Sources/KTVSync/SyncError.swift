@@ -42,3 +42,13 @@ public enum SyncError: Error, Equatable, CustomStringConvertible, Sendable {
         }
     }
 }
+
+extension SyncError: ExitCoded {
+    /// A malformed log, scenario or lyric file 65, an unknown scenario or a setting 64, files 74.
+    public var exitCode: Int32 {
+        switch self {
+        case .unknownScenario, .invalidParameter: return KTVExitCode.usage
+        default: return isDataError ? KTVExitCode.dataError : KTVExitCode.ioError
+        }
+    }
+}

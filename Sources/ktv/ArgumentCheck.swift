@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KTVCore
 
 /// Misspelt commands and options, named before anything else is said. ArgumentParser validates a
 /// command (`give one of --reference and --reference-audio`) before it reports an option it does
@@ -35,14 +36,14 @@ enum ArgumentCheck {
             if let fallback = command.configuration.defaultSubcommand {
                 // `ktv score note` (a typo of notes) would be read as a take called `note`: said when no such file exists.
                 if !word.contains("/"), !word.contains("."), !FileManager.default.fileExists(atPath: word),
-                   let near = nearest(word, among: names), editDistance(word, near) <= max(1, near.count / 3) {
-                    return unknown("command", word, suggestion: near, command: command, path: path)
+                   let near = nearest(word, among: names), near.distance <= max(1, near.match.count / 3) {
+                    return unknown("command", word, suggestion: near.match, command: command, path: path)
                 }
                 command = fallback
                 path += " " + fallback._commandName
                 continue
             }
-            return unknown("command", word, suggestion: nearest(word, among: names).flatMap { editDistance(word, $0) <= max(2, $0.count / 2) ? $0 : nil },
+            return unknown("command", word, suggestion: nearest(word, among: names).flatMap { $0.distance <= max(2, $0.match.count / 2) ? $0.match : nil },
                            command: command, path: path)
         }
         // The long options the command knows: every `--name` its full help shows, hidden ones too
@@ -55,7 +56,7 @@ enum ArgumentCheck {
             let name = String(word.prefix { $0 != "=" })
             if known.contains(name) { continue }
             let visible = longOptions(KTV.helpMessage(for: command, includeHidden: false, columns: 1000))
-            let near = nearest(name, among: Array(visible).sorted()).flatMap { editDistance(name, $0) <= max(2, $0.count / 3) ? $0 : nil }
+            let near = nearest(name, among: Array(visible).sorted()).flatMap { $0.distance <= max(2, $0.match.count / 3) ? $0.match : nil }
             return unknown("option", name, suggestion: near, command: command, path: path)
         }
         return nil

@@ -104,9 +104,9 @@ struct BatchRunCommand: AsyncParsableCommand {
         if let shard { do { c.shard = try BatchShard(parsing: shard) } catch { throw batchUsage(error) } }
         c.failFast = failFast
         _ = try ruleFlags.rules(rules)
-        let (latency, estimate) = try parseLatency(latencyMs)
-        c.defaults = RowDefaults(rules: rules, ruleOptions: try ruleFlags.options(), timing: timing, latencyMs: latency,
-                                 estimateLatency: estimate, pitchIntervalMs: pitchIntervalMs)
+        let latency = try parseLatency(latencyMs)
+        c.defaults = RowDefaults(rules: rules, ruleOptions: try ruleFlags.options(), timing: timing, latencyMs: latency?.ms,
+                                 estimateLatency: latency?.estimates ?? false, pitchIntervalMs: pitchIntervalMs)
         var t = try tracker.configuration()
         t.threads = tracker.threads.flatMap { $0 == 0 ? nil : $0 } ?? 1
         c.tracker = t

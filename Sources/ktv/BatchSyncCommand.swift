@@ -63,7 +63,7 @@ struct BatchSyncCommand: AsyncParsableCommand {
             counts = try await SyncBatch.run(rows, folder: outDir, format: to, configuration: config, parseOptions: try limit.options(),
                                              jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, results: results)
         } catch let error as FileIOError {
-            throw fileFailure(error)
+            throw failure(error)
         }
         results.sync()
         printError("\(rows.rows.count) row(s): \(counts.synced) synced, \(counts.partial) with lines dropped or low-confidence, \(counts.failed) failed")

@@ -81,7 +81,7 @@ extension LyricsCommand {
                 outcome = try LyricRetiming.sync(parsed.lyrics, audio: audio, stream: try stream.checked(), accompaniment: accompaniment,
                                                  layout: layout, configuration: config, words: words ? WordTimingConfiguration() : nil)
             } catch let error as AudioError {
-                throw audioFailure(error)
+                throw failure(error)
             } catch let error as PitchError {
                 printError("ktv: \(audio): \(error)")
                 throw ExitCode(KTVExitCode.dataError)

@@ -72,7 +72,7 @@ struct PitchTrackCommand: ParsableCommand {
         do {
             track = try PitchTracker(configuration: config).track(path: input, stream: try stream.checked(), channel: channel, accompaniment: accompaniment)
         } catch let error as AudioError {
-            throw audioFailure(error)
+            throw failure(error)
         } catch {
             printError("ktv: \(input): \(error)")
             throw ExitCode(KTVExitCode.dataError)

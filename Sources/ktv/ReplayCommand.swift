@@ -7,9 +7,7 @@ extension ReplayConfiguration.Rules: ExpressibleByArgument {}
 /// Exit code for a sync error: bad log, scenario or lyric data 65, unreadable files 74, bad options 64.
 func syncFailure(_ error: SyncError) -> Error {
     if case let .invalidParameter(p) = error { return usageError(p) }
-    printError("ktv: \(error)")
-    if case .unknownScenario = error { return ExitCode(KTVExitCode.usage) }
-    return ExitCode(error.isDataError ? KTVExitCode.dataError : KTVExitCode.ioError)
+    return failure(error)
 }
 
 struct ReplayCommand: ParsableCommand {

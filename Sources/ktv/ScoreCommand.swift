@@ -57,28 +57,18 @@ struct ReferenceFlags: ParsableArguments {
 }
 
 /// Exit code and message for a scoring failure: unreadable files 74, unusable content (or a file over
-/// its size limit) 65.
+/// its size limit, or a file in the wrong slot, named with the flag it belongs to) 65; a progress
+/// log's setting named as its flag.
 func scoreFailure(_ error: Error) -> Error {
     switch error {
-    case let e as AudioError: return audioFailure(e)
     case let e as SyncError: return syncFailure(e)
-    case let e as FileIOError: return fileFailure(e)
     case let ScoreError.misplaced(m):
         printError("ktv: \(m.message(naming: slotFlag))")
         return ExitCode(KTVExitCode.dataError)
+    case is any ExitCoded: return failure(error)
     default:
+        // The library's own errors name its parameters (`minHz`): written as the flags that set them.
         printError("ktv: \(flagText("\(error)"))")
         return ExitCode(KTVExitCode.dataError)
-    }
-}
-
-/// Exit code and message for a page or report that cannot be written: too large to embed or a bad
-/// setting 64, a bad results file 65, files 74.
-func reportFailure(_ error: ReportError) -> Error {
-    printError("ktv: \(error)")
-    switch error {
-    case .audioTooLarge, .invalidParameter: return ExitCode(KTVExitCode.usage)
-    case .badResults: return ExitCode(KTVExitCode.dataError)
-    case .io: return ExitCode(KTVExitCode.ioError)
     }
 }

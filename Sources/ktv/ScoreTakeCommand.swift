@@ -60,7 +60,7 @@ struct ScoreTakeCommand: ParsableCommand {
     @Option(help: "With --svg: the lines drawn: all, judged (default; all when none was) or weakest:N (the N lowest-scored judged lines).")
     var svgLines = "judged"
 
-    @Option(help: "Write the take's page here (HTML, one self-contained file, atomically): the song's timeline with the notes, your pitch and each line's score, the findings, and a player that follows the song.")
+    @Option(help: "Write the take's page here (HTML, one self-contained file, atomically): the song's timeline with the notes, your pitch and each line's score, the findings, and, for an audio take, a player that follows the song.")
     var html: String?
 
     @Flag(help: ArgumentHelp("With --html: carry the recording inside the page (base64: the page a third larger than the file) instead of linking to it; a recording over \(Int(TakePageConfiguration.Spec.maxEmbedMB.defaultValue)) MB is refused."))
@@ -81,8 +81,8 @@ struct ScoreTakeCommand: ParsableCommand {
         try reference.requireOne(reference.reference)
         if embedAudio && html == nil { throw ValidationError("--embed-audio goes with --html") }
         do { _ = try SVGLineSelection(parsing: svgLines) } catch { throw error.parameterError.map { usageError($0, flags: ["svgLines": "--svg-lines"]) } ?? ValidationError("\(error)") }
-        if let accompaniment, (try? Scorer.isAudio(path: take)) == false {
-            throw ValidationError("--accompaniment \(accompaniment) goes with an audio take, and \(take) is a pitch track: it has no accompaniment bleed to cancel; drop --accompaniment, or score the recording")
+        if let accompaniment, let why = TakeRequest.accompanimentRefusal(takePath: take, name: take) {
+            throw ValidationError("--accompaniment \(accompaniment) \(why); drop --accompaniment, or score the recording")
         }
         // Out-of-range values (--pitch-interval-ms 0) are usage errors, found before any file is read.
         do { _ = try request().validated() } catch let error as ScoreError {
@@ -91,7 +91,7 @@ struct ScoreTakeCommand: ParsableCommand {
     }
 
     func configuration() throws -> ScoreConfiguration {
-        let config = ScoreConfiguration(rules: try ruleFlags.rules(rules), latencyMs: try latency().ms, tracker: try tracker.configuration())
+        let config = ScoreConfiguration(rules: try ruleFlags.rules(rules), latencyMs: try latency()?.ms, tracker: try tracker.configuration())
         do { return try config.validated() } catch { throw error.parameterError.map { usageError($0) } ?? ValidationError("\(error)") }
     }
 
@@ -101,102 +101,37 @@ struct ScoreTakeCommand: ParsableCommand {
                                              ("--lyrics", reference.lyrics), ("--accompaniment", accompaniment), ("--progress-log", progressLog)])
         let result: Scorer.Result
         do {
-            let scorer = try Scorer(configuration: try configuration())
-            let (melody, truncations) = try scorer.readReference(path: reference.reference, audio: reference.referenceAudio,
-                                                                 lyricsPath: reference.lyrics, options: try reference.options())
-            for t in truncations { printError("ktv: warning: \(t)") }
-            result = try scorer.score(try request(), reference: melody)
+            result = try Scorer(configuration: try configuration()).score(try request(), referencePath: reference.reference, audio: reference.referenceAudio,
+                                                                           lyricsPath: reference.lyrics, options: try reference.options())
         } catch { throw scoreFailure(error) }
         for t in result.truncations { printError("ktv: warning: \(t)") }
         if let html {
-            try writePage(result, to: html)
-            if html != "-" { printError("ktv: wrote \(html) (open it in a browser: the timeline, the lines, a player)") }
+            let audio = PageAudio.of(take: take, page: html, embed: embedAudio)
+            let page: [UInt8]
+            do { page = try TakePage.renderBytes(result, take: take, reference: reference.name, audio: audio) } catch { throw failure(error) }
+            try emit(page, to: html)
+            if html != "-" { printError("ktv: wrote \(html) (open it in a browser: \(audio.pageContents))") }
         }
         if let svg {
-            let picture = ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent,
-                                          lines: (try? SVGLineSelection(parsing: svgLines)) ?? .judged)
-            try emit(Array(picture.utf8), to: svg)
+            let lines = (try? SVGLineSelection(parsing: svgLines)) ?? .judged
+            try emit(Array(ScoreSVG.render(result.card, take: result.sung, title: (take as NSString).lastPathComponent, lines: lines).utf8), to: svg)
         }
         switch format {
-        case .json: try emit(Array(ScoreReport.json(result.card, take: take, reference: reference.name).serialized().utf8), to: output)
+        case .json: try emitStreaming(to: output) { put in try ScoreReport.json(result.card, take: take, reference: reference.name).write(to: put) }
         case .text: try emit(Array(ScoreReport.text(result.card, take: take).utf8), to: output)
         }
     }
 
-    /// The take's page: the recording linked relative to the page (or carried in it), none for a pitch track.
-    func writePage(_ result: Scorer.Result, to html: String) throws {
-        let audio: PageAudio = (try? Scorer.isAudio(path: take)) == true
-            ? (embedAudio ? .embed(path: take) : .link(TakePage.link(from: html, to: take)))
-            : .none(reason: "No recording to play: the take is a pitch track.")
-        let page: String
-        do {
-            page = try TakePage.render(result.card, sung: result.sung, take: take, reference: reference.name,
-                                       title: (take as NSString).lastPathComponent, audio: audio)
-        } catch { throw reportFailure(error) }
-        try emit(Array(page.utf8), to: html)
-    }
-
     /// The take and how to score it, as the library takes it.
     func request() throws -> TakeRequest {
-        TakeRequest(take: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: try latency().ms,
-                    progressLog: progressLog, device: device, rules: try ruleFlags.rules(rules), keyShift: try ruleFlags.keyShiftValue(),
-                    estimateLatency: try latency().auto, stream: try stream.checked())
+        let latency = try latency()
+        return TakeRequest(take: take, accompaniment: accompaniment, pitchIntervalMs: pitchIntervalMs, timing: timing, latencyMs: latency?.ms,
+                           progressLog: progressLog, device: device, rules: try ruleFlags.rules(rules), keyShift: try ruleFlags.options().keyShift,
+                           estimateLatency: latency?.estimates ?? false, stream: try stream.checked())
     }
 
-    /// `--latency-ms`: a number, or `auto`.
-    func latency() throws -> (ms: Double?, auto: Bool) {
+    /// `--latency-ms`: a number, or `auto`; nil when not given.
+    func latency() throws -> LatencySetting? {
         try parseLatency(latencyMs)
-    }
-}
-
-/// The rule sets' settings as flags.
-struct RuleFlags: ParsableArguments {
-    @Option(parsing: .unconditional, help: "ktv rules: auto (estimate; whole octaves forgiven, the rest judged on intervals at a cost), none, or a shift in cents.")
-    var keyShift: String = "auto"
-
-    @Flag(help: "ktv rules: count lines outside the recording as 0 instead of leaving them out.")
-    var wholeSong = false
-
-    @Option(help: AgoraRulesConfiguration.Spec.level.optionHelp("agora rules: "))
-    var level = AgoraRulesConfiguration.Spec.level.defaultValue
-
-    @Option(help: AgoraRulesConfiguration.Spec.compensationOffset.optionHelp("agora rules: "))
-    var agoraOffset = AgoraRulesConfiguration.Spec.compensationOffset.defaultValue
-
-    // The old name of --agora-offset (it read as a time, and is a score compensation).
-    @Option(name: .customLong("offset"), help: .hidden)
-    var oldOffset: Int?
-
-    @Option(help: AgoraRulesConfiguration.Spec.progressIntervalMs.optionHelp("agora rules: "))
-    var progressIntervalMs = AgoraRulesConfiguration.Spec.progressIntervalMs.defaultValue
-
-    @Option(help: "ultrastar rules: easy, medium or hard (±2, ±1 or 0 semitones).")
-    var difficulty: String = "medium"
-
-    func validate() throws {
-        if oldOffset != nil { deprecatedFlag("--offset", "--agora-offset") }
-    }
-
-    func keyShiftValue() throws -> KeyShift {
-        do { return try KeyShift(parsing: keyShift) } catch { throw usageError(error) }
-    }
-
-    /// The rule sets' settings (not yet checked: `rules(_:)` checks them).
-    func options() throws -> ScoringRuleSet.Options {
-        var options = ScoringRuleSet.Options()
-        do {
-            options.keyShift = try KeyShift(parsing: keyShift)
-            options.ultrastar.difficulty = try UltraStarRulesConfiguration.Difficulty(parsing: difficulty)
-        } catch { throw usageError(error) }
-        options.wholeSong = wholeSong
-        options.agora = AgoraRulesConfiguration(level: level, compensationOffset: oldOffset ?? agoraOffset, progressIntervalMs: progressIntervalMs)
-        return options
-    }
-
-    func rules(_ set: ScoringRuleSet) throws -> any ScoringRules {
-        let options = try options()
-        do { return try set.rules(options) } catch {
-            throw error.parameterError.map { usageError($0, flags: ["compensationOffset": oldOffset == nil ? "--agora-offset" : "--offset"]) } ?? ValidationError("\(error)")
-        }
     }
 }

@@ -77,7 +77,7 @@ struct SplitCommand: ParsableCommand {
         let result: SplitResult
         let stream = try self.stream.checked()
         do { result = try DualMonoSplitter.split(path: input, stream: stream, configuration: config, outputs: outputs) } catch {
-            throw audioFailure(error)
+            throw failure(error)
         }
         if let t = result.truncation { printError("ktv: warning: \(t)") }
         switch format {

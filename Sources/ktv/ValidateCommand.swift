@@ -90,7 +90,7 @@ extension LyricsCommand {
                     results = checked.results
                     mentionSyncCommand(&results, audio: audio)
                 } catch let error as AudioError {
-                    throw audioFailure(error)
+                    throw failure(error)
                 } catch let error as PitchError {
                     printError("ktv: \(audio): \(error)")
                     throw ExitCode(KTVExitCode.dataError)

@@ -28,18 +28,18 @@ struct FFmpegCLITests {
         "[" + notes.map { "{\"start_ms\": \(Int(($0.start * 1000).rounded())), \"duration_ms\": \(Int(($0.duration * 1000).rounded())), \"midi\": \($0.midi)}" }.joined(separator: ",") + "]"
     }
 
-    func synthesizer(_ rate: Double) -> VoiceSynthesizer {
+    /// A scratch folder holding the reference (`ref.json`) of a generated melody, and a voice to sing
+    /// it, at 44.1 kHz.
+    func melody(seconds: Double, seed: UInt64) throws -> (s: Scratch, notes: [SungNote], reference: String, voice: VoiceSynthesizer, rate: Double) {
+        let s = try Scratch()
+        let notes = VoiceSynthesizer.melody(seconds: seconds, midiRange: 57...69, seed: seed)
         var voice = VoiceSynthesizer()
-        voice.sampleRate = rate
-        return voice
+        voice.sampleRate = 44100
+        return (s, notes, try s.write("ref.json", notesJSON(notes)), voice, voice.sampleRate)
     }
 
     @Test func aTakeInM4AWebMAndAVideoScoresAsTheWAV() throws {
-        let s = try Scratch()
-        let rate = 44100.0
-        let notes = VoiceSynthesizer.melody(seconds: 10, midiRange: 57...69, seed: 14)
-        let reference = try s.write("ref.json", notesJSON(notes))
-        let voice = synthesizer(rate)
+        let (s, notes, reference, voice, rate) = try melody(seconds: 10, seed: 14)
         let sung = voice.render(notes.map { SungNote(midi: $0.midi, start: $0.start + 0.15, duration: $0.duration) }, seconds: 11, seed: 3)
         var accSynth = AccompanimentSynthesizer()
         accSynth.sampleRate = rate
@@ -73,11 +73,7 @@ struct FFmpegCLITests {
     /// `--stream N` on every command that reads audio: a video whose first audio stream is a
     /// commentary (noise) and whose second is the sung take.
     @Test func streamPicksTheAudioStreamOfAVideo() throws {
-        let s = try Scratch()
-        let rate = 44100.0
-        let notes = VoiceSynthesizer.melody(seconds: 6, midiRange: 57...69, seed: 21)
-        let reference = try s.write("ref.json", notesJSON(notes))
-        let voice = synthesizer(rate)
+        let (s, notes, reference, voice, rate) = try melody(seconds: 6, seed: 21)
         let sung = voice.render(notes, seconds: 7, seed: 5)
         var rng = SeededGenerator(seed: 9)
         let noise = (0..<sung.samples.count).map { _ in Float(Int(rng.next() % 2001) - 1000) / 10_000 }

@@ -21,6 +21,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: s.path("pages"), withIntermediateDirectories: true)
         r = try ktv(["score", take, "--reference", s.path("ref.json"), "--html", s.path("pages/p.html"), "--format", "json", "-o", s.path("score.json")])
         #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("(open it in a browser: the timeline, the lines, the findings and a player)"), "\(r.stderr)")
         let html = try String(contentsOfFile: s.path("pages/p.html"), encoding: .utf8)
         let page = try data(html)
         #expect((page["audio"] as? [String: Any])?["src"] as? String == "../takes/take%20one.wav")
@@ -41,6 +42,8 @@ import Testing
         _ = try pitchBatch(s, rows: 1)
         let r = try ktv(["score", s.path("take.csv"), "--reference", s.path("ref.json"), "--html", s.path("p.html")])
         #expect(r.status == 0, "\(r.stderr)")
+        // What ktv says it wrote promises no player.
+        #expect(r.stderr.contains("wrote \(s.path("p.html")) (open it in a browser: the timeline, the lines and the findings; no player, as the take is a pitch track)"), "\(r.stderr)")
         let audio = try #require(try data(try String(contentsOfFile: s.path("p.html"), encoding: .utf8))["audio"] as? [String: Any])
         #expect(audio["src"] is NSNull && (audio["reason"] as? String)?.contains("pitch track") == true)
     }

@@ -102,6 +102,11 @@ def take_pages(ktv, out, shared):
         run([ktv, "score", os.path.join(agora, "qilixiang_good2_50ms_pitch.txt"), "--pitch-interval-ms", "50",
              "--reference", os.path.join(agora, "660250.xml"), "--html", page, "-o", os.devnull])
         pages.append(("七里香 good2 (50 lines)", page, False))
+        # good1: 21 of the 50 lines judged, line 12 wider than the one-line zoom's view.
+        page = os.path.join(out, "qilixiang-good1.html")
+        run([ktv, "score", os.path.join(agora, "qilixiang_good1_50ms_pitch.txt"), "--pitch-interval-ms", "50",
+             "--reference", os.path.join(agora, "660250.xml"), "--html", page, "-o", os.devnull])
+        pages.append(("七里香 good1 (50 lines)", page, False))
     else:
         print(f"  skip the real song: {agora} is not there")
     return pages
@@ -132,6 +137,68 @@ def wait_for(page, expression, seconds):
         page.wait_for_timeout(50)
 
 
+# Boxes in the page's pixels: [left, top, right, bottom].
+BOXES = """sel => [...document.querySelectorAll(sel)].filter(e => e.getAttribute('visibility') !== 'hidden')
+  .map(e => { const r = e.getBoundingClientRect(); return { key: e.dataset.lineScore || e.dataset.note || e.textContent, box: [r.left, r.top, r.right, r.bottom] }; })"""
+
+
+def view_box(page):
+    r = page.evaluate("(() => { const r = scroller.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()")
+    return r
+
+
+def inside(box, view):
+    return box[0] >= view[0] - 0.5 and box[2] <= view[2] + 0.5
+
+
+# Each matching element's text as laid out: the line boxes it takes and its right edge.
+TEXT_RUNS = """sel => [...document.querySelectorAll(sel)].map(e => {
+  const w = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), n = w.nextNode(), r = document.createRange();
+  if (!n) return { text: '', lines: 0, right: 0 };
+  r.selectNodeContents(n);
+  const rects = [...r.getClientRects()];
+  return { text: n.textContent, lines: new Set(rects.map(q => Math.round(q.top))).size, right: Math.max(...rects.map(q => q.right)) };
+})"""
+
+
+def check_graph_labels(page, lines, where):
+    """Every judged line's score labelled, no two labels touching, every time label wholly in view."""
+    labels = page.evaluate(BOXES, "#graph text.lscore")
+    judged = {str(l["line"]) for l in lines if l["judged"]}
+    have = {l["key"] for l in labels}
+    check(judged <= have, f"{where}: each of the {len(judged)} judged lines' scores labelled ({len(judged & have)} are)")
+    clash = [(a["key"], b["key"]) for i, a in enumerate(labels) for b in labels[i + 1:]
+             if a["box"][0] < b["box"][2] and b["box"][0] < a["box"][2] and a["box"][1] < b["box"][3] and b["box"][1] < a["box"][3]]
+    check(not clash, f"{where}: no two of the {len(labels)} score labels overlap ({clash[:3]})")
+    view = view_box(page)
+    ticks = page.evaluate(BOXES, "#graph text.tick")
+    cut = [t["key"] for t in ticks if not inside(t["box"], view) and t["box"][2] > view[0] and t["box"][0] < view[2]]
+    shown = [t for t in ticks if inside(t["box"], view)]
+    check(not cut and shown, f"{where}: time labels wholly in view, first {shown[0]['key'] if shown else None!r} (cut: {cut})")
+
+
+def check_line_click(page, lines, number, shots, shot):
+    """At the one-line zoom, a click on line `number` shows it whole: its first and last notes and words in view."""
+    line = next(l for l in lines if l["line"] == number)
+    page.locator("#oneline").click()
+    page.wait_for_timeout(200)
+    page.locator(f"#lines [data-line='{number}']").click()
+    page.wait_for_timeout(300)
+    view = view_box(page)
+    notes = page.evaluate(BOXES, f"#graph [data-note^='{number}.']")
+    first, last = notes[0], notes[-1]
+    check(len(notes) == len(line["notes"]) and inside(first["box"], view) and inside(last["box"], view),
+          f"line {number} clicked: its notes {first['key']}…{last['key']} in view {view[0]:.0f}-{view[2]:.0f} "
+          f"({first['box'][0]:.0f}-{last['box'][2]:.0f})")
+    word = line["notes"][-1]["word"].strip()
+    # The word drawn under the last note (the nearest with its text).
+    words = sorted((w for w in page.evaluate(BOXES, "#graph text.word") if w["key"] == word), key=lambda w: abs(w["box"][0] - last["box"][0]))
+    check(bool(words) and abs(words[0]["box"][0] - last["box"][0]) < 2 and inside(words[0]["box"], view),
+          f"line {number} clicked: its last word {word!r} drawn under its note and in view")
+    check_graph_labels(page, lines, f"line {number} clicked")
+    page.screenshot(path=os.path.join(shots, shot))
+
+
 def check_take(browser, name, path, has_audio, shots):
     print(f"{name}: {path}")
     page, errors, dialogs = open_page(browser, path, shots, name)
@@ -142,6 +209,16 @@ def check_take(browser, name, path, has_audio, shots):
     check(page.locator("[data-line]").count() == len(lines), f"{len(lines)} line panels")
     check(page.locator("[data-note]").count() == drawn, f"{drawn} notes drawn")
     check(page.locator("audio").count() == 1, "one <audio>")
+    check_graph_labels(page, lines, "whole song")
+    check(page.evaluate("(() => { const c = document.querySelector('#graph path.sung'), n = document.querySelector('#graph [data-note]');"
+                        " return !!c && !!n && !!(c.compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING); })()"),
+          "the notes are drawn over the sung pitch")
+    numbers = page.evaluate(TEXT_RUNS, "#lines .num")
+    check(len(numbers) == len(lines) and max(n["right"] for n in numbers) - min(n["right"] for n in numbers) < 0.5,
+          f"the {len(numbers)} line numbers of the list end in one column (9 over 10)")
+    if name.startswith("七里香 good1"):
+        page.screenshot(path=os.path.join(shots, "qilixiang-good1-whole-song.png"))
+        check_line_click(page, lines, 12, shots, "qilixiang-good1-line-12.png")
     if has_audio:
         # The play head: half-way into a note of a judged line, on the recording's clock.
         target = next((l, n) for l in lines if l["judged"] for n in l["notes"] if n["duration_ms"] > 0)
@@ -231,6 +308,9 @@ def check_dashboard(browser, path, summary, rows, shots):
     links = page.locator("#rows a").count()
     check(links == scored, f"{links} takes link to their pages")
     check(HOSTILE_ID in page.locator("#rows").inner_text(), "the markup id shows as text")
+    ids = page.evaluate(TEXT_RUNS, "#rows td.id")
+    wrapped = [i["text"] for i in ids if i["lines"] != 1]
+    check(len(ids) == summary["ids"] and not wrapped, f"every id of the table on one line (wrapped: {wrapped[:3]})")
     page.screenshot(path=os.path.join(shots, "dashboard.png"), full_page=False)
     check(not dialogs, f"no script from the data ran (dialogs: {dialogs})")
     check(not errors, f"no console errors ({errors[:3]})")
@@ -239,6 +319,32 @@ def check_dashboard(browser, path, summary, rows, shots):
     sub, errors2, dialogs2 = open_page(browser, os.path.join(os.path.dirname(path), first), shots, "batch take")
     check(sub.locator("[data-line]").count() > 0 and not errors2 and not dialogs2, f"the linked page {first} opens without errors")
     sub.close()
+    page.close()
+
+
+def check_one_take_dashboard(browser, ktv, out, shots):
+    """A batch of one take says "1 take", never "1 takes"."""
+    folder = os.path.join(out, "batch")
+    with open(os.path.join(folder, "manifest.jsonl")) as f:
+        first = f.readline()
+    one = os.path.join(out, "one")
+    os.makedirs(one, exist_ok=True)
+    with open(os.path.join(one, "manifest.jsonl"), "w") as f:
+        f.write(first)
+    results = os.path.join(one, "results.jsonl")
+    if os.path.exists(results):
+        os.remove(results)
+    p = run([ktv, "batch", os.path.join(one, "manifest.jsonl"), "-o", results, "--jobs", "1", "--progress", "never"])
+    check(" of 1 row in " in p.stderr and "with 1 job" in p.stderr, f"ktv batch counts 1 row and 1 job ({p.stderr.splitlines()[0]})")
+    dashboard = os.path.join(one, "dashboard.html")
+    run([ktv, "batch", "report", results, "--html", dashboard])
+    print(f"one-take dashboard: {dashboard}")
+    page, errors, dialogs = open_page(browser, dashboard, shots, "one-take dashboard")
+    text = page.locator("body").inner_text()
+    check("1 takes" not in text and "1 result lines" not in text, "no '1 takes' or '1 result lines'")
+    check("· 1 take" in page.locator("#hist").inner_text() and "1 of 1 take shown" in text and "1 result line read" in text,
+          "the histogram, the table and the facts say 1 take, 1 result line")
+    check(not errors and not dialogs, f"no console errors ({errors[:3]})")
     page.close()
 
 
@@ -262,6 +368,7 @@ def main():
         for name, path, has_audio in pages:
             check_take(browser, name, path, has_audio, shots)
         check_dashboard(browser, dashboard, summary, rows, shots)
+        check_one_take_dashboard(browser, ktv, args.out, shots)
         browser.close()
     print(f"{len(failures)} check(s) failed in {time.time() - started:.0f} s; screenshots in {shots}")
     sys.exit(1 if failures else 0)
