@@ -16,7 +16,7 @@ struct ScoreTakeCommand: ParsableCommand {
         discussion: """
         The take: audio (tracked; with --accompaniment its bleed is cancelled and the latency measured) or a pitch track
         (ktv pitch CSV/JSON, `time f0` text, or one Hz value per line with --pitch-interval-ms).
-        Rules: ktv (0-100, explained note by note), agora (AgoraLyricsScore exactly), ultrastar (UltraStar Deluxe, of 10000).
+        Rules: ktv (0-100, explained note by note and judged on intonation, rhythm, vibrato, voice quality, dynamics and pitch range, with a 1-5 expert grade), agora (AgoraLyricsScore exactly), ultrastar (UltraStar Deluxe, of 10000).
         `ktv score take TAKE …` is the same as `ktv score TAKE …`.
         """)
 
