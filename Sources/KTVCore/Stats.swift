@@ -98,6 +98,19 @@ public enum Stats {
         return covariance / (varianceX * varianceY).squareRoot()
     }
 
+    /// The least-squares line y = intercept + slope·x through paired lists; nil when they differ in
+    /// length, hold fewer than two pairs, or every x is the same.
+    public static func linearFit(_ x: [Double], _ y: [Double]) -> (intercept: Double, slope: Double)? {
+        guard x.count == y.count, x.count >= 2, let mx = mean(x), let my = mean(y) else { return nil }
+        var sxy = 0.0, sxx = 0.0
+        for i in x.indices {
+            sxy += (x[i] - mx) * (y[i] - my)
+            sxx += (x[i] - mx) * (x[i] - mx)
+        }
+        guard sxx > 0 else { return nil }
+        return (my - sxy / sxx * mx, sxy / sxx)
+    }
+
     /// Spearman's rank correlation of paired lists: the Pearson correlation of their average ranks.
     /// nil when the lists differ in length, hold fewer than two pairs, or either is constant (no
     /// ranking to correlate).

@@ -54,14 +54,20 @@ public struct MelodyLine: Sendable, Equatable {
 /// song), what the tracker heard of the voice, and whether the singer sang to an accompaniment (a
 /// dual-mono KTV track) or alone (then the key was the singer's choice, and a take is not held to it).
 public struct ReferenceRecording: Sendable, Equatable {
-    public var contour: PitchContour
-    public var voice: VoiceFrames?
-    public var accompanied: Bool
+    public let contour: PitchContour
+    public let voice: VoiceFrames?
+    public let accompanied: Bool
+    /// The reference singer's own vibrato and voice quality, measured once when the recording is
+    /// read (a batch scores many takes against one reference).
+    public let vibrato: VibratoFigures?
+    public let quality: VoiceQualityFigures?
 
     public init(contour: PitchContour, voice: VoiceFrames?, accompanied: Bool) {
         self.contour = contour
         self.voice = voice
         self.accompanied = accompanied
+        vibrato = VibratoMeasure.figures(timesS: contour.timesS, cents: contour.f0Hz.map { $0.map { ReferenceMelody.cents(hz: $0) } })
+        quality = voice.flatMap { v in VoiceQualityMeasure.figures(voice: v, frames: contour.f0Hz.indices.filter { contour.f0Hz[$0] != nil && $0 < v.count }) }
     }
 }
 

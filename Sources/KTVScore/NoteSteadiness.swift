@@ -44,14 +44,11 @@ public struct NoteSteadiness: Sendable, Equatable {
         let stableMedian = Stats.median(stable.map(\.cents).sorted()) ?? 0
         let attack = frames.filter { $0.timeMs < first + 80 }.map(\.cents).sorted()
         let scoop = (Stats.median(attack) ?? stableMedian) - stableMedian
-        // Least squares over the stable part.
+        // Least squares over the stable part (a flat line when every frame has one time).
         let n = Double(stable.count)
-        let mt = stable.reduce(0) { $0 + $1.timeMs } / n, mc = stable.reduce(0) { $0 + $1.cents } / n
-        var sxy = 0.0, sxx = 0.0
-        for f in stable { sxy += (f.timeMs - mt) * (f.cents - mc); sxx += (f.timeMs - mt) * (f.timeMs - mt) }
-        let slope = sxx > 0 ? sxy / sxx : 0
-        let drift = slope * (stable[stable.count - 1].timeMs - stable[0].timeMs)
-        let residual = stable.map { $0.cents - (mc + slope * ($0.timeMs - mt)) }
+        let line = Stats.linearFit(stable.map(\.timeMs), stable.map(\.cents)) ?? (Stats.mean(stable.map(\.cents)) ?? 0, 0)
+        let drift = line.slope * (stable[stable.count - 1].timeMs - stable[0].timeMs)
+        let residual = stable.map { $0.cents - (line.intercept + line.slope * $0.timeMs) }
         let sorted = residual.sorted()
         let med = Stats.median(sorted) ?? 0
         let mad = Stats.median(residual.map { abs($0 - med) }.sorted()) ?? 0

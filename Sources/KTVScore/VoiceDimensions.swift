@@ -10,19 +10,14 @@ enum VoiceDimensions {
         let takeTimes = take.recordingTimesS.flatMap { $0.count == take.contour.count ? $0 : nil } ?? take.contour.timesS
         let takeCents = take.contour.f0Hz.map { $0.map { ReferenceMelody.cents(hz: $0) } }
         let takeVibrato = VibratoMeasure.figures(timesS: takeTimes, cents: takeCents)
-        let referenceVibrato = recording.flatMap { r in
-            VibratoMeasure.figures(timesS: r.contour.timesS, cents: r.contour.f0Hz.map { $0.map { ReferenceMelody.cents(hz: $0) } })
-        }
-        let vibrato = VibratoMeasure.dimension(take: takeVibrato, reference: referenceVibrato, referenceIsRecording: recording != nil)
+        let vibrato = VibratoMeasure.dimension(take: takeVibrato, reference: recording?.vibrato, referenceIsRecording: recording != nil)
 
         var takeQuality: VoiceQualityFigures?
         if let voice = take.voice {
             let frames = take.contour.f0Hz.indices.compactMap { i in take.contour.f0Hz[i] == nil ? nil : voice.index(atS: takeTimes[i]) }
             takeQuality = VoiceQualityMeasure.figures(voice: voice, frames: frames)
         }
-        let referenceQuality = recording.flatMap { r in
-            r.voice.flatMap { v in VoiceQualityMeasure.figures(voice: v, frames: r.contour.f0Hz.indices.filter { r.contour.f0Hz[$0] != nil && $0 < v.count }) }
-        }
+        let referenceQuality = recording?.quality
         let quality = VoiceQualityMeasure.dimension(take: takeQuality, reference: referenceQuality, referenceIsRecording: recording != nil,
                                                     takeHasVoice: take.voice != nil)
         let below = referenceQuality.flatMap { r in takeQuality.map { r.brightnessDb - $0.brightnessDb } }

@@ -116,15 +116,6 @@ func fitWeights(_ clips: [ExpertClip], grades: [String: Double], singers: Set<St
     return best.0
 }
 
-/// Least-squares line grade = a + b·score.
-func fitLine(_ x: [Double], _ y: [Double]) -> (a: Double, b: Double)? {
-    guard x.count >= 2, let mx = Stats.mean(x), let my = Stats.mean(y) else { return nil }
-    var sxy = 0.0, sxx = 0.0
-    for i in x.indices { sxy += (x[i] - mx) * (y[i] - my); sxx += (x[i] - mx) * (x[i] - mx) }
-    guard sxx > 0 else { return nil }
-    return (my - sxy / sxx * mx, sxy / sxx)
-}
-
 func benchExpertAssess(_ args: [String]) {
     let root = option("--pesnq", in: args) ?? "../shared/assess/pesnq"
     let songs = loadExpertSongs(root: root)
@@ -164,11 +155,9 @@ func benchExpertAssess(_ args: [String]) {
             let b = correlations(singerMeans(clips) { dimScore($0.free) }, g).pearson
             print("| \(dim.rawValue) | \(expert) | \(f(a)) | \(f(b)) |")
         }
-        for (key, label) in [("overall", "overall score"), ("pitch", "overall score")] where key != "overall" {
-            if let g = song.grades[key] {
-                let a = correlations(singerMeans(clips) { $0.locked?.score }, g).pearson, b = correlations(singerMeans(clips) { $0.free?.score }, g).pearson
-                print("| \(label) | \(key) | \(f(a)) | \(f(b)) |")
-            }
+        if let g = song.grades["pitch"] {
+            let a = correlations(singerMeans(clips) { $0.locked?.score }, g).pearson, b = correlations(singerMeans(clips) { $0.free?.score }, g).pearson
+            print("| overall score | pitch | \(f(a)) | \(f(b)) |")
         }
         print("")
 
@@ -194,9 +183,9 @@ func benchExpertAssess(_ args: [String]) {
                 Stats.mean([rescored(c.locked, w), rescored(c.free, w)].compactMap { $0 })
             }
             let keys = others.keys.sorted()
-            if let line = fitLine(keys.map { others[$0] ?? 0 }, keys.map { overall[$0] ?? 0 }),
+            if let line = Stats.linearFit(keys.map { others[$0] ?? 0 }, keys.map { overall[$0] ?? 0 }),
                let mine = Stats.mean([heldLocked[singer], heldFree[singer]].compactMap { $0 }) {
-                heldGrade[singer] = min(5, max(1, line.a + line.b * mine))
+                heldGrade[singer] = min(5, max(1, line.intercept + line.slope * mine))
             }
         }
         let fl = correlations(singerMeans(clips) { rescored($0.locked, fitted) }, overall).pearson
@@ -215,9 +204,9 @@ func benchExpertAssess(_ args: [String]) {
         // The expert-grade line: fitted on all (both timings' mean), and its held-out error.
         let both = singerMeans(clips) { c in Stats.mean([c.locked?.score, c.free?.score].compactMap { $0 }) }
         let keys = both.keys.sorted()
-        if let line = fitLine(keys.map { both[$0] ?? 0 }, keys.map { overall[$0] ?? 0 }) {
+        if let line = Stats.linearFit(keys.map { both[$0] ?? 0 }, keys.map { overall[$0] ?? 0 }) {
             let errors = keys.compactMap { s in heldGrade[s].map { abs($0 - (overall[s] ?? 0)) } }
-            print("Expert grade = \(String(format: "%.3f", line.a)) + \(String(format: "%.4f", line.b)) × score on all singers "
+            print("Expert grade = \(String(format: "%.3f", line.intercept)) + \(String(format: "%.4f", line.slope)) × score on all singers "
                   + "(shipped in ExpertGrade: \(ExpertGrade.intercept) + \(ExpertGrade.slope) × score); "
                   + "leave-one-singer-out mean |error| \(f(Stats.mean(errors))) grade points, largest \(f(errors.max())).")
             print("")
