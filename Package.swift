@@ -28,9 +28,10 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr",
                        providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]),
-        // FFmpeg's libraries, for what libsndfile does not decode (MP4/M4A, WebM/Matroska, video).
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"]), .brew(["ffmpeg"])]),
+        // FFmpeg's libraries, for what libsndfile does not decode (MP4/M4A, WebM/Matroska, video):
+        // their headers (libavformat-dev, libavcodec-dev, libswresample-dev, libavutil-dev), and the
+        // libraries loaded with dlopen the first time a file needs them (Sources/CFFmpeg/loader.c).
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
         // libzip, for compressed MusicXML (.mxl, a zip container).
         .systemLibrary(name: "CZip", pkgConfig: "libzip",
                        providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),

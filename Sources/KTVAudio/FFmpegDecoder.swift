@@ -39,9 +39,20 @@ final class FFmpegDecoder {
 
     static let quiet: Void = { av_log_set_level(AV_LOG_QUIET) }()   // the library never prints
 
+    /// FFmpeg's libraries are loaded on the first file that needs them (Sources/CFFmpeg/loader.c),
+    /// so only such a file fails where they are missing.
+    private static func load(path: String) throws(AudioError) {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard ktv_ffmpeg_load(&reason, reason.count) == 0 else { return }
+        let why = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw .cannotOpen(path: path, reason: "this file needs FFmpeg's libraries, which are not installed (\(why)); "
+                          + "install them (Debian: libavformat59 libavcodec59 libswresample4), or convert the file to WAV or FLAC", detected: nil)
+    }
+
     /// Opens `path` (or `memory`, named `path`) and its `stream`-th audio stream (1-based; nil: the
     /// best one FFmpeg finds).
     init(path: String, memory: MemoryFile? = nil, stream: Int? = nil) throws(AudioError) {
+        try Self.load(path: path)
         _ = Self.quiet
         self.memory = memory
         guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else { throw .readFailed(path: path, reason: "out of memory") }

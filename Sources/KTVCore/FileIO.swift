@@ -63,7 +63,29 @@ public enum FileIO {
         }
         if (st.st_mode & S_IFMT) != S_IFREG, let maxStreamBytes { maxBytes = maxStreamBytes }
         var out: [UInt8] = []
-        if (st.st_mode & S_IFMT) == S_IFREG { out.reserveCapacity(min(Int(st.st_size), maxBytes)) }
+        if (st.st_mode & S_IFMT) == S_IFREG {
+            // A regular file is read straight into an array of its size (one byte more, to see it
+            // has not grown): no zeroed 64 KB chunk and no copy for each of a folder's small files.
+            let size = min(Int(st.st_size), maxBytes)
+            var failure: Int32 = 0
+            out = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
+                count = 0
+                while count < buffer.count {
+                    let n = Foundation.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    if n == 0 { return }
+                    count += n
+                }
+            }
+            if failure != 0 { throw .cannotRead(path: path, reason: readReason(failure)) }
+            if out.count <= size { return out }
+            if out.count > maxBytes { throw .tooLarge(path: path, limitBytes: maxBytes) }
+            // It grew while being read: the rest as a stream.
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }

@@ -32,35 +32,58 @@ public enum LyricsBatch {
             throw .cannotRead(path: path, reason: "no such file or folder")
         }
         guard isDir.boolValue else { return Walk(files: [path]) }
-        guard let walker = FileManager.default.enumerator(atPath: path) else {
-            throw .cannotRead(path: path, reason: "folder cannot be listed")
-        }
+        guard let top = opendir(path) else { throw .cannotRead(path: path, reason: "folder cannot be listed") }
         var found = Walk()
-        while let rel = walker.nextObject() as? String {
-            let name = (rel as NSString).lastPathComponent
+        var base = path
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        list(top, base, into: &found)
+        found.files.sort()
+        found.skipped.sort { $0.path < $1.path }
+        return found
+    }
+
+    /// Every lyric file below `folder` (already open; closed here) into `found`, depth first. With
+    /// `readdir` and the entry types it gives, not FileManager's enumerator: listing 10,000 files
+    /// took it a tenth of `lyrics validate`'s time, and a stat for each. Entries whose names start
+    /// with `.` are skipped (the folders too are still walked, as before); links to folders are
+    /// not followed; a subfolder that cannot be opened is passed over.
+    private static func list(_ folder: OpaquePointer, _ path: String, into found: inout Walk) {
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let (name, type) = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { (String(cString: $0), entry.pointee.d_type) }
+            }
+            if name == "." || name == ".." { continue }
+            let full = path == "/" ? "/" + name : path + "/" + name
+            var mode: mode_t
+            switch Int32(type) {
+            case Int32(DT_DIR): mode = S_IFDIR
+            case Int32(DT_REG): mode = S_IFREG
+            default:
+                var st = stat()
+                guard lstat(full, &st) == 0 else { continue }
+                mode = st.st_mode & S_IFMT
+            }
+            if mode == S_IFDIR {
+                if let sub = opendir(full) { list(sub, full, into: &found) }
+                continue
+            }
             if name.hasPrefix(".") { continue }
-            let ext = (name as NSString).pathExtension.lowercased()
-            guard extensions.contains(ext) else { continue }
-            let full = (path as NSString).appendingPathComponent(rel)
-            var st = stat()
-            guard lstat(full, &st) == 0 else { continue }
-            var mode = st.st_mode & S_IFMT
+            guard let dot = name.lastIndex(of: "."), extensions.contains(name[name.index(after: dot)...].lowercased()) else { continue }
             if mode == S_IFLNK {
+                var st = stat()
                 guard stat(full, &st) == 0 else { found.skipped.append((full, "a broken link")); continue }
                 mode = st.st_mode & S_IFMT
             }
             switch mode {
             case S_IFREG: found.files.append(full)
-            case S_IFDIR: continue   // walked into (or, behind a link, not followed)
+            case S_IFDIR: continue   // a link to a folder: not followed
             case S_IFIFO: found.skipped.append((full, "a FIFO (named pipe)"))
             case S_IFSOCK: found.skipped.append((full, "a socket"))
             case S_IFCHR, S_IFBLK: found.skipped.append((full, "a device"))
             default: found.skipped.append((full, "not a regular file"))
             }
         }
-        found.files.sort()
-        found.skipped.sort { $0.path < $1.path }
-        return found
     }
 
     /// Reads, parses and validates each file, spread over the cores.

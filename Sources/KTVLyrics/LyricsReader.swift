@@ -149,20 +149,33 @@ public enum LyricsReader {
         let head = Scan.trimLeading(text[...])
         let firstByte = head.first { !($0 == ASCII.lf || $0 == ASCII.cr || ASCII.isSpace($0)) }
         guard let firstByte else { throw .unrecognizedFormat(detail: "the file has no text (only spaces and line breaks)") }
-        let sample = String(decoding: text.prefix(4096), as: UTF8.self)
-        let lead = sample.drop { $0 == "\u{FEFF}" || $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-        if lead.lowercased().hasPrefix("[script info]") || ext == "ass" || ext == "ssa" { return .ass }
-        if lead.hasPrefix("WEBVTT") || ext == "vtt" { return .webVTT }
+        // All on bytes: the format is told for every file a folder holds, and String searches cost
+        // more than reading most files.
+        let sample = text.prefix(4096)
+        var leadStart = sample.startIndex
+        while leadStart < sample.endIndex {
+            let c = sample[leadStart]
+            if c == ASCII.space || c == ASCII.tab || c == ASCII.lf || c == ASCII.cr {
+                leadStart += 1
+            } else if c == 0xEF, leadStart + 2 < sample.endIndex, sample[leadStart + 1] == 0xBB, sample[leadStart + 2] == 0xBF {
+                leadStart += 3   // U+FEFF
+            } else {
+                break
+            }
+        }
+        let lead = sample[leadStart...]
+        if Scan.hasPrefix(lead, caseInsensitive: "[script info]") || ext == "ass" || ext == "ssa" { return .ass }
+        if lead.starts(with: "WEBVTT".utf8) || ext == "vtt" { return .webVTT }
         if firstByte == ASCII.langle {
-            if sample.contains("<QrcInfos") || sample.contains("LyricContent=") { return .qrcXML }
-            if sample.contains("<tt ") || sample.contains("<tt>") || sample.contains("<tt:tt") { return .ttml }
+            if Scan.contains(sample, "<QrcInfos") || Scan.contains(sample, "LyricContent=") { return .qrcXML }
+            if Scan.contains(sample, "<tt ") || Scan.contains(sample, "<tt>") || Scan.contains(sample, "<tt:tt") { return .ttml }
             return .miguXML
         }
         if firstByte == ASCII.lbrace {
-            if sample.contains("\"pitchDatas\"") { return .agoraPitchJSON }
+            if Scan.contains(sample, "\"pitchDatas\"") { return .agoraPitchJSON }
             // ktv JSON puts `format` first and `lines` after the tags, which can be long: look for
             // `lines` in the whole text once `format` is seen at the start.
-            if sample.contains("\"format\""), sample.contains("\"lines\"") || String(decoding: text, as: UTF8.self).contains("\"lines\"") {
+            if Scan.contains(sample, "\"format\""), Scan.contains(text[...], "\"lines\"") {
                 return .json
             }
         }

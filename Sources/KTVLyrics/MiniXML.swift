@@ -12,7 +12,8 @@ package struct XMLElement {
     package var text: String
     package var line: Int
     /// Mixed content, for formats whose spacing lives between elements (TTML's spans): the text
-    /// before the first child, and each child's `tail`, the text after it up to the next.
+    /// before the first child, and each child's `tail`, the text after it up to the next (kept only
+    /// when parsed with `mixedContent`).
     package var leadingText = ""
     package var tail = ""
 
@@ -35,10 +36,19 @@ package struct MiniXML {
     /// Elements nest at most this deep (lyric XML uses five levels; the JSON reader allows 64 too).
     static let maxDepth = 64
 
-    init(_ bytes: [UInt8]) { b = bytes }
+    /// Whether elements keep `leadingText` and `tail`: only TTML reads them, and a string for every
+    /// gap between elements made Migu XML half again slower to read.
+    private let mixedContent: Bool
 
-    package static func parse(_ bytes: [UInt8]) throws(XMLError) -> XMLElement {
-        var p = MiniXML(bytes)
+    init(_ bytes: [UInt8], mixedContent: Bool = false) {
+        b = bytes
+        self.mixedContent = mixedContent
+    }
+
+    /// The document's root element. `mixedContent` keeps the text between child elements
+    /// (`leadingText`, `tail`) too.
+    package static func parse(_ bytes: [UInt8], mixedContent: Bool = false) throws(XMLError) -> XMLElement {
+        var p = MiniXML(bytes, mixedContent: mixedContent)
         return try p.document()
     }
 
@@ -168,7 +178,7 @@ package struct MiniXML {
                     i += 1
                     let t = try Self.unescape(text[...], line: elementLine)
                     var element = XMLElement(name: tag, attributes: attributes, children: children, text: t, line: elementLine)
-                    if !children.isEmpty {
+                    if mixedContent, !children.isEmpty {
                         element.leadingText = try Self.unescape(text[0..<childAt[0]], line: elementLine)
                         for k in children.indices {
                             let end = k + 1 < children.count ? childAt[k + 1] : text.count

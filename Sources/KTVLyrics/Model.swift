@@ -180,7 +180,7 @@ public struct LyricLine: Sendable, Equatable, CustomReflectable {
     /// Per-line translation (KRC `[language:]` type 1), nil when absent.
     public var translation: String? {
         get { packed.read(LinePacking.translation) }
-        set { fields.translation = newValue }
+        set { packed = packed.read { LinePacking.replacingTranslation($0, with: newValue) } }
     }
 
     /// Who sings the line in a duet: an agent id as TTML names it (`v1`, `v2`, `v1000` for both),

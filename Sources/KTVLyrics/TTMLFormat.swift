@@ -105,7 +105,7 @@ struct TTMLParser {
 
     func parse(_ text: [UInt8], into diags: inout [Diagnostic]) throws(LyricsError) -> Lyrics {
         let root: XMLElement
-        do { root = try MiniXML.parse(text) } catch {
+        do { root = try MiniXML.parse(text, mixedContent: true) } catch {
             throw .malformed(line: error.line, detail: "malformed XML: \(error.message)")
         }
         guard root.name == "tt" || root.name.hasSuffix(":tt") else {

@@ -43,6 +43,28 @@ import KTVCore
         #expect(line.sourceLine == Int.min)
     }
 
+    /// The translation setter splices bytes instead of repacking: the result must be the bytes a
+    /// full repack gives, with and without a source line, a voice and a stored text, from and to nil.
+    @Test func translationSpliceEqualsRepack() {
+        let variants = [
+            LyricLine(startMs: 1000, durationMs: 500, text: "la星 ", words: Self.words, sourceLine: 7),
+            LyricLine(startMs: -5, durationMs: 500, text: "other text", words: Self.words, translation: "old, longer translation"),
+            LyricLine(startMs: 0, durationMs: 0, text: "", words: []),
+        ]
+        for var line in variants {
+            for value in ["星光 star", nil, "", "x", String(repeating: "long ", count: 40)] as [String?] {
+                line.voice = value == nil ? "v2" : nil
+                line.translation = value
+                var repacked = line
+                repacked.fields = line.fields
+                #expect(line.translation == value)
+                #expect(line.packedByteCount == repacked.packedByteCount)
+                #expect(line == repacked)
+                #expect(line.words == repacked.words && line.text == repacked.text && line.voice == repacked.voice)
+            }
+        }
+    }
+
     @Test func settersChangeOneFieldOnly() {
         var line = LyricLine(startMs: 1000, durationMs: 500, text: "la星 ", words: Self.words, sourceLine: 2)
         line.startMs = 900
