@@ -13,7 +13,7 @@ APT_INSTALL = { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
   $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: setup build release test browser-test interop-test install install-test tour-test dist dist-test demo spark-demo spark-cluster-demo spark-bench spark-test bench assess fuzz fuzz-smoke clean
+.PHONY: bench-compare setup build release test browser-test interop-test install install-test tour-test dist dist-test demo spark-demo spark-cluster-demo spark-bench spark-test bench assess fuzz fuzz-smoke clean
 
 ## setup: install the Debian packages (as root, or with sudo) and build the release binary
 setup:
@@ -231,6 +231,18 @@ spark-test:
 	$(SWIFT) build --build-tests
 	KTV_SPARK_TESTS=1 $(SWIFT) test --skip-build --filter Spark
 
+## bench-compare: every `make bench` figure for this tree's ktv and a revision's (make bench-compare
+## BASE=79d4523), the two run in turn RUNS times each (default 5): medians, the ratio, and a flag on
+## any ratio above 1.05. BASE's ktv is built once, in a worktree under .build/bench-base/, and kept.
+RUNS ?= 5
+bench-compare:
+	@[ -n "$(BASE)" ] || { echo "usage: make bench-compare BASE=<revision> [RUNS=5]"; exit 64; }
+	$(SWIFT) build -c release --product ktv
+	$(SWIFT) build -c release --product ktv-bench
+	@base=$$(Tools/build-revision.sh $(SWIFT) $(BASE)) && \
+	  head=$$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- Sources Package.swift || echo +changes) && \
+	  .build/release/ktv-bench compare --base $$base --ktv $(KTV_RELEASE) --runs $(RUNS) --base-name $(BASE) --head-name $$head
+
 ## bench: performance targets (release build)
 bench:
 	$(SWIFT) build -c release --product ktv
@@ -244,7 +256,8 @@ bench:
 	.build/release/ktv-bench assess
 	.build/release/ktv-bench assess-experts
 	@# Python peers (aubio, librosa) from PyPI into a virtualenv; the bench runs without them if this fails.
-	-@[ -x .venv-bench/bin/python ] || (python3 -m venv .venv-bench && .venv-bench/bin/pip install -q numpy soundfile librosa aubio)
+	@# aubio is built without FFmpeg (PKG_CONFIG_LIBDIR): its FFmpeg reader predates FFmpeg 5, and the peer reads WAV through soundfile.
+	-@[ -x .venv-bench/bin/python ] && .venv-bench/bin/python -c "import aubio" 2>/dev/null || (python3 -m venv .venv-bench && PKG_CONFIG_LIBDIR=/nonexistent .venv-bench/bin/pip install -q numpy soundfile librosa aubio)
 	.build/release/ktv-bench pitch --minutes 10 --long-minutes 60 --ktv $(KTV_RELEASE) --python .venv-bench/bin/python
 
 ## assess: how ktv's scores rank real sung performances against a jury (MASTmelody in

@@ -109,6 +109,11 @@ public enum TextDecoder {
         var i = 0
         let n = b.count
         while i < n {
+            // Eight ASCII bytes at a time: lyric text is mostly ASCII (tags, times, Latin words).
+            if i + 8 <= n {
+                let word = b.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: i, as: UInt64.self) }
+                if word & 0x8080_8080_8080_8080 == 0 { i += 8; continue }
+            }
             let c = b[i]
             if c < 0x80 { i += 1; continue }
             var need = 0

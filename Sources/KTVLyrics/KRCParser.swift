@@ -51,7 +51,6 @@ struct KRCParser {
             return .invalid
         }
         i = e2 + 1
-        var words: [LyricWord] = []
         if i < b.endIndex, Self.unitHeader(b, i) == nil {
             // Text before the first unit has no time of its own.
             let next = Self.nextUnit(b, from: i)
@@ -65,19 +64,20 @@ struct KRCParser {
                                 "text `\(Scan.preview(lead))` before the first `<offsetMs,durMs,0>` unit has no timing; put it inside a unit"))
             i = next!
         }
-        words.reserveCapacity(8)
+        // The words go from the row's bytes into the packed line: no String or LyricWord each.
+        var raw: [LinePacking.RawWord] = []
+        raw.reserveCapacity(8)
         while i < b.endIndex {
             guard let (o, d, x, afterHeader) = Self.unitHeader(b, i) else { break }
             let next = Self.nextUnit(b, from: afterHeader) ?? b.endIndex
-            let wordText = Scan.string(b[afterHeader..<next])
             if x != 0 {
                 diags.append(.warning("krc-nonzero-field", line: number,
                                       "unit `<\(o),\(d),\(x)>` has third field \(x); every known KRC writes 0 and its meaning is undocumented (kept as is)"))
             }
-            words.append(LyricWord(startMs: start + o, durationMs: d, text: wordText, krcField: x))
+            raw.append(LinePacking.RawWord(startMs: start + o, durationMs: d, krcField: x, text: afterHeader..<next))
             i = next
         }
-        return .line(LyricLine(startMs: start, durationMs: dur, joining: words, sourceLine: number))
+        return .line(LyricLine(packed: LinePacking.pack(startMs: start, durationMs: dur, sourceLine: number, words: raw, in: b)))
     }
 
     /// `<digits,digits,digits>` at `i`: (offset, duration, x, index after `>`).

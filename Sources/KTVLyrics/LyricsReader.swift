@@ -167,15 +167,15 @@ public enum LyricsReader {
         if Scan.hasPrefix(lead, caseInsensitive: "[script info]") || ext == "ass" || ext == "ssa" { return .ass }
         if lead.starts(with: "WEBVTT".utf8) || ext == "vtt" { return .webVTT }
         if firstByte == ASCII.langle {
-            if Scan.contains(sample, "<QrcInfos") || Scan.contains(sample, "LyricContent=") { return .qrcXML }
-            if Scan.contains(sample, "<tt ") || Scan.contains(sample, "<tt>") || Scan.contains(sample, "<tt:tt") { return .ttml }
+            if ByteText.contains(sample, "<QrcInfos") || ByteText.contains(sample, "LyricContent=") { return .qrcXML }
+            if ByteText.contains(sample, "<tt ") || ByteText.contains(sample, "<tt>") || ByteText.contains(sample, "<tt:tt") { return .ttml }
             return .miguXML
         }
         if firstByte == ASCII.lbrace {
-            if Scan.contains(sample, "\"pitchDatas\"") { return .agoraPitchJSON }
+            if ByteText.contains(sample, "\"pitchDatas\"") { return .agoraPitchJSON }
             // ktv JSON puts `format` first and `lines` after the tags, which can be long: look for
             // `lines` in the whole text once `format` is seen at the start.
-            if Scan.contains(sample, "\"format\""), Scan.contains(text[...], "\"lines\"") {
+            if ByteText.contains(sample, "\"format\""), ByteText.contains(text[...], "\"lines\"") {
                 return .json
             }
         }

@@ -151,6 +151,9 @@ public struct LyricLine: Sendable, Equatable, CustomReflectable {
                                                      translation: nil, sourceLine: sourceLine), textIsJoin: true)
     }
 
+    /// A line packed already (`LinePacking.pack(startMs:durationMs:sourceLine:words:in:)`).
+    init(packed: LineStorage) { self.packed = packed }
+
     /// Every field at once: one decode to read them, one encode to write them back.
     var fields: LinePacking.Fields {
         get { packed.read(LinePacking.unpack) }

@@ -87,25 +87,6 @@ enum Scan {
         return nil
     }
 
-    /// Whether `b` holds `needle`'s bytes. On bytes, not `String.contains`: Foundation's search
-    /// (through NSString, UTF-16) made telling a file's format a third of `lyrics validate`'s time.
-    static func contains(_ b: ArraySlice<UInt8>, _ needle: StaticString) -> Bool {
-        needle.withUTF8Buffer { n in
-            guard let first = n.first, b.count >= n.count else { return n.isEmpty }
-            var i = b.startIndex
-            let last = b.endIndex - n.count
-            while i <= last {
-                if b[i] == first {
-                    var k = 1
-                    while k < n.count, b[i + k] == n[k] { k += 1 }
-                    if k == n.count { return true }
-                }
-                i += 1
-            }
-            return false
-        }
-    }
-
     /// Whether `b` starts with `prefix`, ASCII letters compared without case.
     static func hasPrefix(_ b: ArraySlice<UInt8>, caseInsensitive prefix: StaticString) -> Bool {
         prefix.withUTF8Buffer { p in

@@ -71,8 +71,7 @@ public enum InputKind: Sendable, Equatable, CustomStringConvertible {
 
     /// A manifest: the first row, as CSV, names a `take` column; or, as JSON, has a `"take"` key.
     static func isManifest(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        guard let row = head.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty }) else { return false }
+        guard let row = ByteText.firstLines(bytes.prefix(4096), limit: 1).first else { return false }
         if row.hasPrefix("{") { return row.contains("\"take\"") }
         let columns = row.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"\u{FEFF}")).lowercased() }
         return columns.contains("take")
@@ -80,8 +79,7 @@ public enum InputKind: Sendable, Equatable, CustomStringConvertible {
 
     /// One number per line (a take logged as one Hz value per interval).
     static func isOneValuePerLine(_ bytes: [UInt8]) -> Bool {
-        let rows = String(decoding: bytes.prefix(4096), as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(20)
+        let rows = ByteText.firstLines(bytes.prefix(4096), limit: 20)
         return !rows.isEmpty && rows.allSatisfy { Double($0) != nil }
     }
 }

@@ -461,10 +461,8 @@ struct SongFrames {
             var own: [Double] = []
             forEach(in: n.startMs, n.endMs) { _, cents in if let cents { own.append(cents - target) } }
             all += own
-            own.sort()
-            if let m = Stats.median(own) { perNote.append((m, Double(n.durationMs))) }
+            if let m = Stats.median(selecting: &own) { perNote.append((m, Double(n.durationMs))) }
         }
-        all.sort()
-        return (Stats.median(all), perNote)
+        return (Stats.median(selecting: &all), perNote)
     }
 }

@@ -44,8 +44,8 @@ public enum MusicXMLFile {
     /// True for a zip archive (`.mxl`) or XML whose root element is `score-partwise` or `score-timewise`.
     public static func looksLike(_ bytes: [UInt8]) -> Bool {
         if MXLContainer.looksLike(bytes) { return true }
-        let head = String(decoding: utf8(Array(bytes.prefix(65_536))), as: UTF8.self)
-        return head.contains("<score-partwise") || head.contains("<score-timewise")
+        let head = utf8(Array(bytes.prefix(65_536)))[...]
+        return ByteText.contains(head, "<score-partwise") || ByteText.contains(head, "<score-timewise")
     }
 
     /// The melody of `part` (1-based, in file order; nil = the first part with lyrics, else the

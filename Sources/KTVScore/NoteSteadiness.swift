@@ -41,17 +41,19 @@ public struct NoteSteadiness: Sendable, Equatable {
         let stableFrom = first + min(0.25 * length, 150), stableTo = last - 0.15 * length
         let stable = frames.filter { $0.timeMs >= stableFrom && $0.timeMs <= stableTo }
         guard stable.count >= 8 else { return nil }
-        let stableMedian = Stats.median(stable.map(\.cents).sorted()) ?? 0
-        let attack = frames.filter { $0.timeMs < first + 80 }.map(\.cents).sorted()
-        let scoop = (Stats.median(attack) ?? stableMedian) - stableMedian
+        var stableCents = stable.map(\.cents)
+        let stableMedian = Stats.median(selecting: &stableCents) ?? 0
+        var attack = frames.prefix { $0.timeMs < first + 80 }.map(\.cents)
+        let scoop = (Stats.median(selecting: &attack) ?? stableMedian) - stableMedian
         // Least squares over the stable part (a flat line when every frame has one time).
         let n = Double(stable.count)
         let line = Stats.linearFit(stable.map(\.timeMs), stable.map(\.cents)) ?? (Stats.mean(stable.map(\.cents)) ?? 0, 0)
         let drift = line.slope * (stable[stable.count - 1].timeMs - stable[0].timeMs)
         let residual = stable.map { $0.cents - (line.intercept + line.slope * $0.timeMs) }
-        let sorted = residual.sorted()
-        let med = Stats.median(sorted) ?? 0
-        let mad = Stats.median(residual.map { abs($0 - med) }.sorted()) ?? 0
+        var work = residual
+        let med = Stats.median(selecting: &work) ?? 0
+        for k in work.indices { work[k] = abs(residual[k] - med) }
+        let mad = Stats.median(selecting: &work) ?? 0
         let hopS = (stable[stable.count - 1].timeMs - stable[0].timeMs) / 1000 / max(1, n - 1)
         let regularity = VibratoMeasure.oscillation(residual, hopS: hopS)?.regularity ?? 0
         let wobble = 1.4826 * mad * (1 - min(1, max(0, regularity)))

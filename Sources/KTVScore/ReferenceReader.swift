@@ -101,10 +101,9 @@ public enum ReferenceReader {
     /// A pitch track: ktv's pitch JSON (`"frames"` with `"f0_hz"`), or text whose first row that is
     /// not a comment is a `time,f0` header or two or three numbers.
     static func isPitchTrack(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        if head.contains("\"frames\""), head.contains("\"f0_hz\"") { return true }
-        guard let row = head.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) })
-            .first(where: { !$0.isEmpty && !$0.hasPrefix("#") }) else { return false }
+        let head = bytes.prefix(4096)
+        if ByteText.contains(head, "\"frames\""), ByteText.contains(head, "\"f0_hz\"") { return true }
+        guard let row = ByteText.firstLines(head, limit: 200).first(where: { !$0.hasPrefix("#") }) else { return false }
         let fields = row.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
         if fields.count == 2 || fields.count == 3, fields.allSatisfy({ Double($0) != nil }) { return true }
         return row.lowercased().hasPrefix("time") && row.lowercased().contains("f0")
@@ -112,12 +111,18 @@ public enum ReferenceReader {
 
     /// ktv's notes JSON: a list, or an object with `notes` whose entries carry `midi`.
     static func isNotesJSON(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
-        let lead = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
-        guard let first = lead.first else { return false }
+        let head = bytes.prefix(4096)
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0B || b == 0x0C }
+        var i = head.startIndex
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { i += 3 }
+        while i < head.endIndex, isSpace(head[i]) { i += 1 }
+        guard i < head.endIndex else { return false }
         // A list of note objects (or none); `[ti:…]`, `[00:01.50]` open LRC rows, not JSON.
-        if first == "[" { return lead.dropFirst().first { !$0.isWhitespace }.map { $0 == "{" || $0 == "]" } ?? true }
-        return first == "{" && head.contains("\"notes\"") && head.contains("\"midi\"")
+        if head[i] == UInt8(ascii: "[") {
+            guard let next = head[(i + 1)...].first(where: { !isSpace($0) }) else { return true }
+            return next == UInt8(ascii: "{") || next == UInt8(ascii: "]")
+        }
+        return head[i] == UInt8(ascii: "{") && ByteText.contains(head, "\"notes\"") && ByteText.contains(head, "\"midi\"")
     }
 
     /// A reference sung in a recording: a dual-mono KTV track is split (as `ktv split --vocals`

@@ -33,17 +33,16 @@ public enum UltraStarFile {
             guard let decoded = try? TextDecoder.decode(Array(bytes.prefix(131_072))) else { return false }
             head = decoded.utf8
         }
-        let text = String(decoding: head, as: UTF8.self)
-        var sawHeader = false
-        for raw in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-            let line = raw.drop(while: { $0 == " " || $0 == "\t" || $0 == "\u{FEFF}" })
-            if line.isEmpty { continue }
-            guard line.first == "#" else { return false }
-            let key = line.dropFirst().prefix(while: { $0 != ":" }).trimmingCharacters(in: .whitespaces).uppercased()
-            if key == "TITLE" || key == "BPM" { sawHeader = true }
-            if sawHeader { return true }
+        // Line by line, stopping at the first that is no header: a take's pitch track is not split whole.
+        var looks = false
+        ByteText.eachLine(head[...]) { line in
+            guard line.first == UInt8(ascii: "#") else { return false }
+            let key = String(decoding: line.dropFirst().prefix { $0 != UInt8(ascii: ":") }, as: UTF8.self)
+                .trimmingCharacters(in: .whitespaces).uppercased()
+            looks = key == "TITLE" || key == "BPM"
+            return !looks
         }
-        return false
+        return looks
     }
 
     /// The melody of voice `player` (1 for a song without voices). `beatMs` is the song's beat.

@@ -12,22 +12,8 @@ func benchReplay(_ args: [String]) {
     defer { scratch.remove() }
     let dir = scratch.path
     let logPath = dir + "/room.jsonl"
-    var events = 0
-    var megabytes = 0.0
     let genStart = now()
-    // In a function of its own so the log's memory is freed before ktv is measured.
-    func generate() {
-        var s = Scenario.builtIn("long")!
-        s.roomMs = Int(hours * 3_600_000)
-        s.songMs = s.roomMs + 60_000
-        do {
-            let room = try RoomSimulator.run(s)
-            events = room.events
-            megabytes = Double(room.log.count) / 1_048_576
-            try FileIO.writeAtomically(room.log, to: logPath)
-        } catch { fail("\(error)") }
-    }
-    generate()
+    let (events, megabytes) = writeRoomLog(hours: hours, to: logPath)
     print(String(format: "generated a %.1f-hour room (4 devices, ZEGO rules): %d events, %.0f MB, in %.1f s", hours, events, megabytes, now() - genStart))
 
     var best = (seconds: Double.infinity, status: Int32(0), peakMB: 0.0)
@@ -50,4 +36,18 @@ func benchReplay(_ args: [String]) {
     }
     let target = 10.0 * hours / 3
     print(String(format: "target: under %.0f s -> %@", target, best.seconds < target ? "PASS" : "FAIL"))
+}
+
+/// A simulated room of `hours` (four devices, ZEGO rules, the `long` scenario) written as a progress
+/// log; its events and megabytes. In a function of its own so the log's memory is freed before ktv
+/// is measured.
+func writeRoomLog(hours: Double, to logPath: String) -> (events: Int, megabytes: Double) {
+    var s = Scenario.builtIn("long")!
+    s.roomMs = Int(hours * 3_600_000)
+    s.songMs = s.roomMs + 60_000
+    do {
+        let room = try RoomSimulator.run(s)
+        try FileIO.writeAtomically(room.log, to: logPath)
+        return (room.events, Double(room.log.count) / 1_048_576)
+    } catch { fail("\(error)") }
 }

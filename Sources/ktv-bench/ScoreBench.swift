@@ -11,23 +11,15 @@ import KTVSynth
 // the accompaniment's bleed in them, through the `ktv score --accompaniment` command (whole process
 // each: decode, cancel, track, judge).
 
-func benchScore(_ args: [String]) {
-    let takes = Int(option("--takes", in: args) ?? "1000") ?? 1000
-    let audioTakes = Int(option("--audio-takes", in: args) ?? "20") ?? 20
-    let ktvPath = option("--ktv", in: args) ?? ".build/release/ktv"
-    let scratch = BenchDirectory("score")
-    defer { scratch.remove() }
-    let dir = scratch.path
-
-    // A 3-minute melody as a notes JSON, and takes sung from it with per-take detune, timing jitter and dropouts.
-    let songS = 180.0
+/// A 3-minute melody as a notes JSON (`reference.json`), and `count` takes sung from it as pitch
+/// tracks (`takeK.csv`, 10 ms) with per-take detune, timing jitter and dropouts.
+func writeScoreTakes(dir: String, count: Int, songS: Double) -> (reference: String, takes: [String]) {
     let notes = VoiceSynthesizer.melody(seconds: songS, midiRange: 55...74, seed: 7)
-    let json = notesJSON(notes)
     let referencePath = dir + "/reference.json"
-    do { try FileIO.writeAtomically(Array(json.utf8), to: referencePath) } catch { fail("\(error)") }
+    do { try FileIO.writeAtomically(Array(notesJSON(notes).utf8), to: referencePath) } catch { fail("\(error)") }
     var rng = SeededGenerator(seed: 11)
     var paths: [String] = []
-    for k in 0..<min(takes, 50) {
+    for k in 0..<count {
         let detune = Double.random(in: -80...80, using: &rng)
         var csv = "time_s,f0_hz\n"
         var t = 0.0
@@ -45,6 +37,19 @@ func benchScore(_ args: [String]) {
         do { try FileIO.writeAtomically(Array(csv.utf8), to: p) } catch { fail("\(error)") }
         paths.append(p)
     }
+    return (referencePath, paths)
+}
+
+func benchScore(_ args: [String]) {
+    let takes = Int(option("--takes", in: args) ?? "1000") ?? 1000
+    let audioTakes = Int(option("--audio-takes", in: args) ?? "20") ?? 20
+    let ktvPath = option("--ktv", in: args) ?? ".build/release/ktv"
+    let scratch = BenchDirectory("score")
+    defer { scratch.remove() }
+    let dir = scratch.path
+
+    let songS = 180.0
+    let (referencePath, paths) = writeScoreTakes(dir: dir, count: min(takes, 50), songS: songS)
     // 1,000 takes, cycling over the 50 files written.
     do {
         let reference = try ReferenceReader.read(path: referencePath)
@@ -93,24 +98,7 @@ func benchScore(_ args: [String]) {
 /// `ktv score --timing free`: a 20-second take (Melodia's 2.9 ms hop, sung 2 % slower and 0.3 s
 /// late) against its reference, whole process, best of 5; and the peak memory on a 10-minute take.
 func benchFreeTiming(dir: String, ktvPath: String) {
-    func write(_ seconds: Double, scale: Double, offsetS: Double, path: String) {
-        let notes = VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...74, seed: 31)
-        var text = ""
-        var t = 0.0, n = 0
-        while t < seconds * scale + offsetS + 0.5 {
-            let songS = (t - offsetS) / scale
-            while n < notes.count, notes[n].start + notes[n].duration <= songS { n += 1 }
-            let hz = n < notes.count && notes[n].start <= songS ? 440 * pow(2, (notes[n].midi - 69) / 12) : 0
-            text += String(format: "%.5f %.3f\n", t, hz)
-            t += 128.0 / 44100
-        }
-        do { try FileIO.writeAtomically(Array(text.utf8), to: path) } catch { fail("\(error)") }
-    }
-    let ref20 = dir + "/free-ref.txt", take20 = dir + "/free-take.txt", ref600 = dir + "/free-ref600.txt", take600 = dir + "/free-take600.txt"
-    write(20, scale: 1, offsetS: 0, path: ref20)
-    write(20, scale: 1.02, offsetS: 0.3, path: take20)
-    write(540, scale: 1, offsetS: 0, path: ref600)
-    write(540, scale: 1.1, offsetS: 2, path: take600)
+    let (ref20, take20, ref600, take600) = writeFreeTimingInputs(dir: dir)
     // Best of 9 whole processes; `ktv --version` in the same loop is the floor of starting any process here.
     // posix_spawn directly: Foundation's Process adds tens of ms of its own on this machine.
     func bestOf(_ arguments: [String]) -> Double {
@@ -139,6 +127,30 @@ func benchFreeTiming(dir: String, ktvPath: String) {
     let run = spawnMeasured(ktvPath, ["score", take600, "--reference", ref600, "--timing", "free", "--format", "json"])
     guard run.status == 0 else { fail("ktv score --timing free on the 10-minute take exited \(run.status)") }
     print("ktv score --timing free, 10-minute take against a 9-minute reference: \(String(format: "%.2f", run.seconds)) s, peak RSS \(String(format: "%.0f", run.peakMB)) MB (target < 200 MB) -> \(run.peakMB < 200 ? "PASS" : "FAIL")")
+}
+
+/// The free-timing inputs (Melodia's 2.9 ms hop, `time hz` text): a 20-second reference and a take
+/// of it sung 2 % slower and 0.3 s late; a 9-minute reference and a take 10 % slower and 2 s late.
+func writeFreeTimingInputs(dir: String) -> (ref20: String, take20: String, ref600: String, take600: String) {
+    func write(_ seconds: Double, scale: Double, offsetS: Double, path: String) {
+        let notes = VoiceSynthesizer.melody(seconds: seconds, midiRange: 55...74, seed: 31)
+        var text = ""
+        var t = 0.0, n = 0
+        while t < seconds * scale + offsetS + 0.5 {
+            let songS = (t - offsetS) / scale
+            while n < notes.count, notes[n].start + notes[n].duration <= songS { n += 1 }
+            let hz = n < notes.count && notes[n].start <= songS ? 440 * pow(2, (notes[n].midi - 69) / 12) : 0
+            text += String(format: "%.5f %.3f\n", t, hz)
+            t += 128.0 / 44100
+        }
+        do { try FileIO.writeAtomically(Array(text.utf8), to: path) } catch { fail("\(error)") }
+    }
+    let paths = (dir + "/free-ref.txt", dir + "/free-take.txt", dir + "/free-ref600.txt", dir + "/free-take600.txt")
+    write(20, scale: 1, offsetS: 0, path: paths.0)
+    write(20, scale: 1.02, offsetS: 0.3, path: paths.1)
+    write(540, scale: 1, offsetS: 0, path: paths.2)
+    write(540, scale: 1.1, offsetS: 2, path: paths.3)
+    return paths
 }
 
 /// A melody as a notes JSON reference (`[{"start_ms", "duration_ms", "midi"}, …]`, what `ktv score
@@ -190,6 +202,16 @@ func makeAudioTakes(dir: String, count: Int, seconds: Double) -> (reference: Str
 /// dimension measured): a 30-second 44.1 kHz take against a 30-second recording of the reference
 /// singer, one analysis thread, whole process, best of 9.
 func benchReferenceAudio(dir: String, bestOf: ([String]) -> Double, floor: Double) {
+    let (ref, take) = writeReferenceAudioPair(dir: dir)
+    let best = bestOf(["score", take, "--reference-audio", ref, "--threads", "1", "--format", "json"])
+    print("ktv score --reference-audio, 30 s take against a 30 s reference singer, every dimension, one thread, whole process: "
+          + "\(String(format: "%.0f", best * 1000)) ms best of 9 (target < 150 ms) -> \(best < 0.15 ? "PASS" : "FAIL"); "
+          + "`ktv --version` alone \(String(format: "%.0f", floor * 1000)) ms")
+}
+
+/// A 30-second 44.1 kHz recording of a reference singer (vibrato ±45 cents) and a take of the same
+/// melody sung 20 cents flat, 80 ms late, with less vibrato.
+func writeReferenceAudioPair(dir: String) -> (reference: String, take: String) {
     var synth = VoiceSynthesizer()
     synth.sampleRate = 44100
     let melody = VoiceSynthesizer.melody(seconds: 30, midiRange: 55...74, seed: 41)
@@ -202,8 +224,5 @@ func benchReferenceAudio(dir: String, bestOf: ([String]) -> Double, floor: Doubl
         try AudioBuffer(sampleRate: 44100, channels: [refVoice]).write(path: ref, format: .wav16)
         try AudioBuffer(sampleRate: 44100, channels: [takeVoice]).write(path: take, format: .wav16)
     } catch { fail("\(error)") }
-    let best = bestOf(["score", take, "--reference-audio", ref, "--threads", "1", "--format", "json"])
-    print("ktv score --reference-audio, 30 s take against a 30 s reference singer, every dimension, one thread, whole process: "
-          + "\(String(format: "%.0f", best * 1000)) ms best of 9 (target < 150 ms) -> \(best < 0.15 ? "PASS" : "FAIL"); "
-          + "`ktv --version` alone \(String(format: "%.0f", floor * 1000)) ms")
+    return (ref, take)
 }

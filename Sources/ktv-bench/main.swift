@@ -75,44 +75,118 @@ func generateSong(_ rng: inout SeededGenerator, index: Int) -> Lyrics {
     return lyrics
 }
 
-func benchLyricsValidate(_ args: [String]) {
-    let count = Int(option("--files", in: args) ?? "10000") ?? 10000
-    let ktv = option("--ktv", in: args) ?? ".build/release/ktv"
-    guard FileManager.default.isExecutableFile(atPath: ktv) else { fail("no ktv binary at \(ktv); run `swift build -c release` first") }
-    let scratch = BenchDirectory("krc")
-    defer { scratch.remove() }
-    let dir = URL(fileURLWithPath: scratch.path)
-
+/// `count` generated songs as encrypted KRC files (`songNNNNN.krc`), the bench's original lyric
+/// set; their total bytes.
+@discardableResult
+func writeKRCSet(dir: String, count: Int) -> Int {
     var rng = SeededGenerator(seed: 20261123)
-    let genStart = now()
     var bytes = 0
     for i in 0..<count {
         let song = generateSong(&rng, index: i)
         do {
             let file = try LyricsWriter.write(song, as: .krc).bytes
             bytes += file.count
-            try FileIO.writeAtomically(file, to: dir.appendingPathComponent(String(format: "song%05d.krc", i)).path)
+            try FileIO.writeAtomically(file, to: dir + String(format: "/song%05d.krc", i))
         } catch { fail("\(error)") }
     }
-    let genTime = now() - genStart
-    print("generated \(count) encrypted KRC files (\(bytes / 1024) KiB) in \(String(format: "%.2f", genTime)) s")
+    return bytes
+}
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ktv)
-    process.arguments = ["lyrics", "validate", dir.path, "--format", "json"]
-    process.standardOutput = FileHandle.nullDevice
-    let start = now()
-    do { try process.run() } catch { fail("cannot run \(ktv): \(error)") }
-    process.waitUntilExit()
-    let elapsed = now() - start
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-    let peakMB = Double(usage.ru_maxrss) / 1024
-    print(String(format: "ktv lyrics validate: %d files in %.2f s (%.0f files/s), exit %d, peak RSS %.0f MB",
-                 count, elapsed, Double(count) / elapsed, process.terminationStatus, peakMB))
-    let target = 10.0 * Double(count) / 10000
-    print(String(format: "target: under %.1f s for %d files -> %@", target, count, elapsed < target ? "PASS" : "FAIL"))
-    if process.terminationStatus != 0 { fail("validation of generated files exited \(process.terminationStatus); expected 0") }
+/// The files of a mixed lyric set, in turn: every format ktv reads, each with the ending a folder
+/// walk picks up. Agora's pitch files are written here (ktv converts to them only from JSON).
+let mixedLyricFormats: [(name: String, ext: String, output: LyricsOutputFormat?)] = [
+    ("KRC", "krc", .krc), ("KRC text", "txt", .krcText), ("LRC", "lrc", .lrc), ("enhanced LRC", "lrc", .elrc),
+    ("YRC", "yrc", .yrc), ("QRC", "qrc", .qrc), ("QRC XML", "xml", .qrcXML), ("Migu XML", "xml", .xml),
+    ("ktv JSON", "json", .json), ("ASS", "ass", .ass), ("WebVTT", "vtt", .vtt), ("TTML", "ttml", .ttml),
+    ("Lyricify Syllable", "lys", .lys), ("Agora pitch JSON", "pitch", nil), ("Agora binary pitch", "pitch", nil),
+]
+
+/// `count` generated songs, each in the next of `mixedLyricFormats` (`songNNNNN.EXT`); their total bytes.
+@discardableResult
+func writeMixedLyricSet(dir: String, count: Int) -> Int {
+    var rng = SeededGenerator(seed: 20261126)
+    var bytes = 0
+    for i in 0..<count {
+        let song = generateSong(&rng, index: i)
+        let format = mixedLyricFormats[i % mixedLyricFormats.count]
+        do {
+            let file: [UInt8]
+            if let output = format.output {
+                file = try LyricsWriter.write(song, as: output).bytes
+            } else {
+                // Agora's pitch: one value per word, as JSON `pitchDatas` or as version-1 binary frames of 40 ms.
+                let words = song.lines.flatMap(\.words)
+                if format.name.hasSuffix("JSON") {
+                    file = Array(("{\"pitchDatas\":[" + words.enumerated().map { k, w in
+                        "{\"pitch\":\(150 + k % 200),\"startTime\":\(w.startMs),\"duration\":\(w.durationMs)}"
+                    }.joined(separator: ",") + "]}").utf8)
+                } else {
+                    var b: [UInt8] = []
+                    for v: UInt32 in [1, 40, 0] { b += withUnsafeBytes(of: v.littleEndian, Array.init) }
+                    let frames = (words.last?.endMs ?? 0) / 40
+                    for f in 0..<frames { b += withUnsafeBytes(of: Double(f % 7 == 0 ? 0 : 150 + f % 200).bitPattern.littleEndian, Array.init) }
+                    file = b
+                }
+            }
+            bytes += file.count
+            try FileIO.writeAtomically(file, to: dir + String(format: "/song%05d.", i) + format.ext)
+        } catch { fail("\(error)") }
+    }
+    return bytes
+}
+
+/// `ktv lyrics validate` of a folder, whole process, best of 3: the mixed set (every format ktv reads,
+/// in turn), the encrypted-KRC set it replaced as the bench's figure, and the real files of
+/// ../shared/lyrics repeated to the same count when ../shared is there. Target: 20,000 files/s.
+func benchLyricsValidate(_ args: [String]) {
+    let count = Int(option("--files", in: args) ?? "10000") ?? 10000
+    let ktv = option("--ktv", in: args) ?? ".build/release/ktv"
+    let shared = option("--shared", in: args) ?? "../shared"
+    guard FileManager.default.isExecutableFile(atPath: ktv) else { fail("no ktv binary at \(ktv); run `swift build -c release` first") }
+    let scratch = BenchDirectory("lyrics")
+    defer { scratch.remove() }
+    var sets: [(name: String, dir: String, accepted: Set<Int32>)] = []
+    let genStart = now()
+    func folder(_ name: String) -> String {
+        let path = scratch.path + "/" + name
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch { fail("\(path): \(error)") }
+        return path
+    }
+    let mixed = folder("mixed"), krc = folder("krc")
+    let mixedBytes = writeMixedLyricSet(dir: mixed, count: count)
+    sets.append(("generated, every format ktv reads in turn (\(mixedLyricFormats.count) formats)", mixed, [0]))
+    let krcBytes = writeKRCSet(dir: krc, count: count)
+    sets.append(("generated, encrypted KRC only", krc, [0]))
+    // The real files hold broken ones on purpose: findings (1) and unreadable files (65) are the work done.
+    let real = (try? FileManager.default.subpathsOfDirectory(atPath: shared + "/lyrics"))?.filter { !$0.hasSuffix(".md") }.sorted() ?? []
+    var realFiles = 0
+    if !real.isEmpty {
+        let dir = folder("shared")
+        for k in 0..<count {
+            let rel = real[k % real.count], path = shared + "/lyrics/" + rel
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else { continue }
+            let ext = (rel as NSString).pathExtension
+            try? FileManager.default.copyItem(atPath: path, toPath: dir + String(format: "/f%05d.", k) + ext)
+            realFiles += 1
+        }
+        sets.append(("../shared/lyrics repeated (\(real.count) real files)", dir, [0, 1, 65]))
+    }
+    print(String(format: "generated %d files of every format (%d KiB) and %d encrypted KRC (%d KiB)%@ in %.1f s", count, mixedBytes / 1024, count, krcBytes / 1024,
+                 realFiles > 0 ? ", copied \(realFiles) real files" : "", now() - genStart))
+    print("| set (\(count) files, --format json, whole process, best of 3) | wall s | files/s | CPU s | peak MB | target ≥ 20,000 files/s |")
+    print("|---|---|---|---|---|---|")
+    for set in sets {
+        var best: ProcessRun?
+        for _ in 0..<3 {
+            let run = runProcess(ktv, ["lyrics", "validate", set.dir, "--format", "json"])
+            if !set.accepted.contains(run.status) { fail("validating \(set.name) exited \(run.status)") }
+            if best.map({ run.wallS < $0.wallS }) ?? true { best = run }
+        }
+        guard let best else { continue }
+        let rate = Double(count) / best.wallS
+        print(String(format: "| %@ | %.2f | %.0f | %.2f | %.0f | %@ |", set.name, best.wallS, rate, best.cpuS, best.peakMB, rate >= 20_000 ? "PASS" : "FAIL"))
+    }
 }
 
 /// Writes a generated dual-mono KTV track (and its true vocal) for experiments, fixtures and benchmarks.
@@ -286,7 +360,11 @@ case "assess": benchAssess(args)
 case "assess-experts": benchExpertAssess(args)
 case "batch": benchBatch(args)
 case "sync": benchSync(args)
+case "compare": benchCompare(args)
+case "compare-inputs":
+    guard args.count > 1 else { fail("compare-inputs needs a folder") }
+    CompareInputs.write(args[1])
 default:
-    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-takes DIR [--takes N] [--seconds S] [--songs N]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench sync [--minutes M] [--ktv PATH]\n       ktv-bench assess [--shared DIR] [--sweep SETTING=V1,V2,...]\n       ktv-bench assess-experts [--pesnq DIR]")
+    print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-takes DIR [--takes N] [--seconds S] [--songs N]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench sync [--minutes M] [--ktv PATH]\n       ktv-bench compare --base PATH [--ktv PATH] [--runs N] [--only TEXT]\n       ktv-bench assess [--shared DIR] [--sweep SETTING=V1,V2,...]\n       ktv-bench assess-experts [--pesnq DIR]")
     exit(args.isEmpty ? 0 : 64)
 }

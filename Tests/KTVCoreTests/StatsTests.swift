@@ -11,6 +11,24 @@ import KTVCore
         #expect(Stats.median([Float(1), 2]) == 1.5)
     }
 
+    /// Selection gives exactly what sorting gives: every rank, and the median, for odd and even
+    /// counts, with ties, on seeded values.
+    @Test func selectionEqualsSorting() {
+        var rng = SeededGenerator(seed: 33)
+        for n in 1...120 {
+            let values = (0..<n).map { _ in Double(Int.random(in: -20...20, using: &rng)) + (Bool.random(using: &rng) ? 0.5 : 0) }
+            let sorted = values.sorted()
+            var work = values
+            #expect(Stats.median(selecting: &work) == Stats.median(sorted))
+            let rank = Int.random(in: 0..<n, using: &rng)
+            work = values
+            #expect(Stats.select(&work, rank: rank) == sorted[rank])
+            #expect(work[..<rank].allSatisfy { $0 <= sorted[rank] } && work[rank...].allSatisfy { $0 >= sorted[rank] })
+        }
+        var none: [Double] = []
+        #expect(Stats.median(selecting: &none) == nil)
+    }
+
     @Test func nearestRankPercentile() {
         let twenty = (1...20).map(Double.init)
         #expect(Stats.percentile(twenty, 0.95) == 19)  // rank ⌈19.0⌉ = 19
