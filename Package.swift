@@ -32,9 +32,9 @@ let package = Package(
         // their headers (libavformat-dev, libavcodec-dev, libswresample-dev, libavutil-dev), and the
         // libraries loaded with dlopen the first time a file needs them (Sources/CFFmpeg/loader.c).
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
-        // libzip, for compressed MusicXML (.mxl, a zip container).
-        .systemLibrary(name: "CZip", pkgConfig: "libzip",
-                       providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),
+        // libzip, for compressed MusicXML (.mxl, a zip container): its header (libzip-dev), and the
+        // library loaded with dlopen the first time an .mxl is read (Sources/CZip/loader.c).
+        .target(name: "CZip", linkerSettings: [.linkedLibrary("dl")]),
 
         .target(name: "KTVCore"),
         .target(name: "KTVLyrics", dependencies: ["KTVCore", "CZlib"]),

@@ -28,10 +28,10 @@ Tools/install-man.sh .build/plugins/GenerateManual/outputs/ktv "$stage/share/man
     real=$(readlink -f "$path")
     { dpkg -S "$path" || dpkg -S "$real" || dpkg -S "/usr$real" || dpkg -S "${real#/usr}"; } 2>/dev/null | head -n 1 | cut -d: -f1 || true
   done | sort -u | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)$' | sed 's/^/  /'
-  # FFmpeg's libraries are loaded when a file needs them (MP4/M4A, WebM, video), not NEEDED: named
+  # FFmpeg's libraries and libzip are loaded when a file needs them (MP4/M4A, WebM, video, .mxl), not NEEDED: named
   # by the sonames the binary opens.
-  echo "# and, to read MP4/M4A, WebM and video (loaded only when such a file is read):"
-  strings "$stage/bin/ktv" | grep -E '^lib(avutil|swresample|avcodec|avformat)\.so\.[0-9]+$' | sort -u | while read -r soname; do
+  echo "# and, to read MP4/M4A, WebM, video and compressed MusicXML (loaded only when such a file is read):"
+  strings "$stage/bin/ktv" | grep -E '^lib(avutil|swresample|avcodec|avformat|zip)\.so\.[0-9]+$' | sort -u | while read -r soname; do
     path=$(ls /usr/lib/*/"$soname" /lib/*/"$soname" 2>/dev/null | head -n 1)
     [ -n "$path" ] || continue
     dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1 || true

@@ -23,6 +23,13 @@ public final class PitchSession: @unchecked Sendable {
     var produced = 0          // analysis samples produced so far
     var table: CandidateTable
     var nextFrame = 0
+    /// With more than one worker, blocks of frames are analysed on this queue while the caller
+    /// reads and resamples the next block (two cores were idle for a quarter of `ktv pitch`); the
+    /// table is then written there only, and read after `settle()`. At most two blocks wait
+    /// (`inFlight`), so memory stays bounded however fast the input comes.
+    private let pipeline: DispatchQueue?
+    private let inFlight = DispatchSemaphore(value: 2)
+    private let pending = DispatchGroup()
     /// Input samples fed so far.
     public private(set) var inputFrames = 0
 
@@ -43,7 +50,11 @@ public final class PitchSession: @unchecked Sendable {
         window = tracker.yin.windowSamples
         maxLag = tracker.yin.lagRange.upperBound
         table = CandidateTable(stride: tracker.yin.maxCandidates)
+        pipeline = tracker.workers.count > 1 ? DispatchQueue(label: "ktv.pitch.session") : nil
     }
+
+    /// Waits for the blocks still being analysed: the table is whole after this.
+    private func settle() { pending.wait() }
 
     /// First analysis sample of frame k's buffer: chosen so the longest lag's samples are centred on k·hop.
     func start(_ k: Int) -> Int {
@@ -92,9 +103,22 @@ public final class PitchSession: @unchecked Sendable {
             k += 1
         }
         guard !ready.isEmpty else { return }
-        let results = analyze(frames: ready)
-        for (i, r) in results.enumerated() {
-            table.append(r.candidates, rms: r.rms, minDprime: r.minDprime, brightness: r.brightness, referenceRMS: referenceRMS(ready[i]))
+        let echoRMS = ready.map(referenceRMS)
+        if let pipeline, !final {
+            // The block's samples, copied: the caller goes on appending to (and dropping from) `signal`.
+            let from = max(0, start(ready[0]) - base), to = min(signal.count, max(from, start(ready[ready.count - 1]) + buffer - base))
+            let samples = Array(signal[from..<to]), samplesBase = base + from, frames = ready
+            inFlight.wait()
+            pending.enter()
+            pipeline.async { [self] in
+                let results = analyze(frames: frames, signal: samples, base: samplesBase)
+                record(results, echoRMS: echoRMS)
+                inFlight.signal()
+                pending.leave()
+            }
+        } else {
+            settle()
+            record(analyze(frames: ready, signal: signal, base: base), echoRMS: echoRMS)
         }
         nextFrame = k
         // Drop samples no later frame reads.
@@ -104,6 +128,12 @@ public final class PitchSession: @unchecked Sendable {
             signal.removeFirst(drop)
             reference?.removeFirst(drop)
             base += drop
+        }
+    }
+
+    private func record(_ results: [FrameResult], echoRMS: [Float?]) {
+        for (i, r) in results.enumerated() {
+            table.append(r.candidates, rms: r.rms, minDprime: r.minDprime, brightness: r.brightness, referenceRMS: echoRMS[i])
         }
     }
 
@@ -120,7 +150,7 @@ public final class PitchSession: @unchecked Sendable {
     /// Copies frame k's buffer (zero outside the signal) and runs one worker on it.
     typealias FrameResult = (candidates: [YinCandidate], rms: Float, minDprime: Float, brightness: Float)
 
-    private func runFrame(_ k: Int, _ worker: YinWorker, _ scratch: inout [Float]) -> FrameResult {
+    private func runFrame(_ k: Int, _ worker: YinWorker, _ scratch: inout [Float], signal: [Float], base: Int) -> FrameResult {
         // Samples i with 0 ≤ s + i − base < signal.count come from the signal, the rest are 0.
         let s = start(k) - base
         let lo = min(buffer, max(0, -s)), hi = max(lo, min(buffer, signal.count - s))
@@ -133,11 +163,12 @@ public final class PitchSession: @unchecked Sendable {
         return scratch.withUnsafeBufferPointer { worker.analyze($0) }
     }
 
-    private func analyze(frames: [Int]) -> [FrameResult] {
+    /// Frames `frames` of `signal`, whose first sample is analysis sample `base`.
+    private func analyze(frames: [Int], signal: [Float], base: Int) -> [FrameResult] {
         let workers = tracker.workers
         if workers.count == 1 || frames.count < 64 {
             var scratch = [Float](repeating: 0, count: buffer)
-            return frames.map { runFrame($0, workers[0], &scratch) }
+            return frames.map { runFrame($0, workers[0], &scratch, signal: signal, base: base) }
         }
         final class Results: @unchecked Sendable {
             // Each slot is written by one thread only.
@@ -151,7 +182,7 @@ public final class PitchSession: @unchecked Sendable {
             var scratch = [Float](repeating: 0, count: self.buffer)
             let lo = t * chunk, hi = min(frames.count, lo + chunk)
             guard lo < hi else { return }
-            for i in lo..<hi { results.items[i] = self.runFrame(frames[i], workers[t], &scratch) }
+            for i in lo..<hi { results.items[i] = self.runFrame(frames[i], workers[t], &scratch, signal: signal, base: base) }
         }
         return results.items
     }
@@ -164,6 +195,7 @@ public final class PitchSession: @unchecked Sendable {
         let hopS = tracker.configuration.hopMs / 1000
         let lastFrame = Int((durationS / hopS).rounded(.down))
         analyzeAvailable(final: true, lastFrame: lastFrame)
+        settle()
         // Energy floor: relative to the loud level (95th percentile of frame RMS), and absolute.
         let loud = Stats.upperOrderStatistic(table.rms.sorted(), 0.95) ?? 0
         let c = tracker.configuration

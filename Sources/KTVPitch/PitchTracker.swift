@@ -259,6 +259,11 @@ public final class PitchTracker {
 
     static func select(_ block: [Float], frames: Int, channels n: Int, channel: ChannelSelection, into mono: inout [Float]) {
         if mono.count != frames { mono = [Float](repeating: 0, count: frames) }
+        if n == 1 {
+            // A mono file: its block is the signal (the loop below cost 5 % of `ktv pitch`).
+            mono.withUnsafeMutableBufferPointer { m in block.withUnsafeBufferPointer { m.baseAddress!.update(from: $0.baseAddress!, count: frames) } }
+            return
+        }
         switch channel {
         case let .channel(c):
             for f in 0..<frames { mono[f] = block[f * n + c] }

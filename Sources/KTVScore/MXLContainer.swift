@@ -26,6 +26,12 @@ enum MXLContainer {
     /// The score in the archive: `(entry name, its bytes)`. `path` names the archive in errors.
     static func score(_ bytes: [UInt8], path: String, maxBytes: Int) throws(ScoreError) -> (name: String, bytes: [UInt8]) {
         func bad(_ detail: String) -> ScoreError { .badReference(path: path, line: nil, detail: detail) }
+        // libzip is loaded on the first .mxl read (Sources/CZip/loader.c).
+        var reason = [CChar](repeating: 0, count: 512)
+        guard ktv_zip_load(&reason, reason.count) == 1 else {
+            let why = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw bad("reading compressed MusicXML needs libzip, which is not installed (\(why)); install it (Debian: libzip4), or give the score as uncompressed .musicxml")
+        }
         let result: Result<(name: String, bytes: [UInt8]), ScoreError> = bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0 else { return .failure(bad("the .mxl file is empty")) }
             var error = zip_error_t()
