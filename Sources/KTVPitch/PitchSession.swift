@@ -209,6 +209,9 @@ public final class PitchSession: @unchecked Sendable {
         let loudLevel = floor * pow(10, c.costs.loudMarginDb / 20)
         let loudFrames = table.rms.map { Double($0) >= loudLevel }
         let decoded = PitchDecoder.decode(table, quiet: quiet, loud: loudFrames, rate: rate, costs: c.costs)
+        // The candidates are decoded: their memory goes before the voice frames are made.
+        table.lags = []
+        table.dprimes = []
         let frames = Self.frames(decoded, hopS: hopS, rate: rate, start: start, window: window)
         var track = PitchTrack(frames: Array(frames.prefix(lastFrame + 1)), hopS: hopS, configuration: c, durationS: durationS)
         track.voice = voiceFrames(count: track.contour.count, hopS: hopS)
