@@ -146,90 +146,102 @@ struct ASSParser {
         return lyrics
     }
 
-    /// `h:mm:ss.cc` (hours any width, a fraction of 1-3 digits) in ms.
+    /// `h:mm:ss.cc` (hours any width, a fraction of 1-3 digits) in ms. On bytes, with `Int`'s
+    /// reading of each field (splitting Strings was a quarter of reading an ASS file).
     static func time(_ raw: String) -> Int? {
-        let parts = raw.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), h >= 0, h < 1000, (0..<60).contains(m) else { return nil }
-        let sec = parts[2].split(separator: ".", omittingEmptySubsequences: false)
-        guard sec.count <= 2, let s = Int(sec[0]), (0..<60).contains(s), sec[0].count <= 2 else { return nil }
+        let b = Array(raw.utf8)
+        let parts = Scan.trimSpaces(b[...]).split(separator: ASCII.colon, omittingEmptySubsequences: false)
+        guard parts.count == 3, let h = Scan.integer(parts[0]), let m = Scan.integer(parts[1]), h >= 0, h < 1000, (0..<60).contains(m) else { return nil }
+        let sec = parts[2].split(separator: ASCII.dot, omittingEmptySubsequences: false)
+        guard sec.count <= 2, let s = Scan.integer(sec[0]), (0..<60).contains(s), sec[0].count <= 2 else { return nil }
         var frac = 0
         if sec.count == 2 {
             let digits = sec[1]
-            guard (1...3).contains(digits.count), digits.allSatisfy(\.isASCII), let f = Int(digits) else { return nil }
+            guard (1...3).contains(digits.count), let f = Scan.integer(digits) else { return nil }
             frac = digits.count == 1 ? f * 100 : digits.count == 2 ? f * 10 : f
         }
         return ((h * 60 + m) * 60 + s) * 1000 + frac
     }
 
     /// The syllables of a karaoke Dialogue: each `\k`-family tag times the text after it (up to the
-    /// next tag). Empty when the text has no karaoke tag.
+    /// next tag). Empty when the text has no karaoke tag. Read as bytes (every mark here is ASCII):
+    /// walking Characters made ASS ten times slower to read than KRC.
     static func syllables(_ body: String, lineStartMs: Int) -> [LyricWord] {
+        let b = Array(body.utf8)
+        guard ByteText.contains(b[...], "\\k") || ByteText.contains(b[...], "\\K") else { return [] }
         var words: [LyricWord] = []
-        var at = lineStartMs, pendingCs: Int?, text = ""
+        var at = lineStartMs, pendingCs: Int?, text: [UInt8] = []
         func flush() {
             if let cs = pendingCs {
-                words.append(LyricWord(startMs: at, durationMs: cs * 10, text: text))
+                words.append(LyricWord(startMs: at, durationMs: cs * 10, text: String(decoding: text, as: UTF8.self)))
                 at += cs * 10
             } else if !text.isEmpty, !words.isEmpty {
-                words[words.count - 1].text += text   // text after a block without a \k joins the syllable
+                words[words.count - 1].text += String(decoding: text, as: UTF8.self)   // text after a block without a \k joins the syllable
             }
             pendingCs = nil
-            text = ""
+            text = []
         }
-        var i = body.startIndex
-        while i < body.endIndex {
-            if body[i] == "{", let close = body[i...].firstIndex(of: "}") {
-                let block = body[body.index(after: i)..<close]
-                if let cs = karaoke(block) {
+        var i = 0
+        while i < b.count {
+            if b[i] == UInt8(ascii: "{"), let close = b[i...].firstIndex(of: UInt8(ascii: "}")) {
+                if let cs = karaoke(b[(i + 1)..<close]) {
                     flush()
                     pendingCs = cs
                 }
-                i = body.index(after: close)
+                i = close + 1
                 continue
             }
-            if body[i] == "\\", body.index(after: i) < body.endIndex, "Nnh".contains(body[body.index(after: i)]) {
-                text += " "
-                i = body.index(i, offsetBy: 2)
+            if isLineBreak(b, at: i) {
+                text.append(ASCII.space)
+                i += 2
                 continue
             }
-            text.append(body[i])
-            i = body.index(after: i)
+            text.append(b[i])
+            i += 1
         }
         flush()
-        return words.isEmpty || !body.contains("\\k") && !body.contains("\\K") ? [] : words
+        return words
+    }
+
+    /// `\N`, `\n` or `\h` at `i`: ASS's line breaks and hard space, read as a space.
+    private static func isLineBreak(_ b: [UInt8], at i: Int) -> Bool {
+        b[i] == UInt8(ascii: "\\") && i + 1 < b.count && (b[i + 1] == UInt8(ascii: "N") || b[i + 1] == UInt8(ascii: "n") || b[i + 1] == UInt8(ascii: "h"))
     }
 
     /// The centiseconds of the block's `\k`, `\kf`, `\K` or `\ko` tag, if it has one.
-    static func karaoke(_ block: Substring) -> Int? {
-        var rest = block[...]
-        while let slash = rest.firstIndex(of: "\\") {
-            var j = rest.index(after: slash)
-            guard j < rest.endIndex, rest[j] == "k" || rest[j] == "K" else { rest = rest[j...]; continue }
-            j = rest.index(after: j)
-            if j < rest.endIndex, rest[j] == "f" || rest[j] == "o" { j = rest.index(after: j) }
-            let digits = rest[j...].prefix { $0.isASCII && $0.isNumber }
-            if !digits.isEmpty, digits.count <= 7, let cs = Int(digits) { return cs }
-            rest = rest[j...]
+    static func karaoke(_ block: ArraySlice<UInt8>) -> Int? {
+        var j = block.startIndex
+        while let slash = block[j...].firstIndex(of: UInt8(ascii: "\\")) {
+            j = slash + 1
+            guard j < block.endIndex, block[j] == UInt8(ascii: "k") || block[j] == UInt8(ascii: "K") else { continue }
+            j += 1
+            if j < block.endIndex, block[j] == UInt8(ascii: "f") || block[j] == UInt8(ascii: "o") { j += 1 }
+            var e = j
+            while e < block.endIndex, ASCII.isDigit(block[e]) { e += 1 }
+            if e > j, e - j <= 7, let cs = Int(String(decoding: block[j..<e], as: UTF8.self)) { return cs }
         }
         return nil
     }
 
     /// The text without override blocks, line breaks as spaces.
     static func plain(_ body: String) -> String {
-        var out = "", depth = false
-        var i = body.startIndex
-        while i < body.endIndex {
-            let c = body[i]
-            if c == "{" { depth = true } else if c == "}" { depth = false } else if !depth {
-                if c == "\\", body.index(after: i) < body.endIndex, "Nnh".contains(body[body.index(after: i)]) {
-                    out += " "
-                    i = body.index(i, offsetBy: 2)
+        let b = Array(body.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var inBlock = false
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "{") { inBlock = true } else if c == UInt8(ascii: "}") { inBlock = false } else if !inBlock {
+                if isLineBreak(b, at: i) {
+                    out.append(ASCII.space)
+                    i += 2
                     continue
                 }
                 out.append(c)
             }
-            i = body.index(after: i)
+            i += 1
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -100,9 +100,10 @@ struct MiguXMLParser {
 
 /// Exact decimal-seconds to milliseconds, rounded half up, never through a float.
 enum DecimalTime {
-    static func milliseconds(fromSeconds raw: String) -> Int? {
-        let s = raw.trimmingSpaces
-        var bytes = Array(s.utf8)[...]
+    static func milliseconds(fromSeconds raw: String) -> Int? { milliseconds(fromSeconds: Array(raw.utf8)[...]) }
+
+    static func milliseconds(fromSeconds raw: ArraySlice<UInt8>) -> Int? {
+        var bytes = Scan.trimSpaces(raw)
         var negative = false
         if bytes.first == ASCII.minus { negative = true; bytes = bytes.dropFirst() } else if bytes.first == ASCII.plus { bytes = bytes.dropFirst() }
         var whole = 0

@@ -120,6 +120,36 @@ enum Scan {
         return b[s..<e]
     }
 
+    /// `b` without the spaces, tabs and U+3000 at its ends: `String.trimmingSpaces`, on bytes.
+    static func trimSpaces(_ b: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var s = b.startIndex, e = b.endIndex
+        while s < e {
+            if ASCII.isSpace(b[s]) { s += 1 } else if s + 2 < e, b[s] == 0xE3, b[s + 1] == 0x80, b[s + 2] == 0x80 { s += 3 } else { break }
+        }
+        while e > s {
+            if ASCII.isSpace(b[e - 1]) { e -= 1 } else if e - 3 >= s, b[e - 3] == 0xE3, b[e - 2] == 0x80, b[e - 1] == 0x80 { e -= 3 } else { break }
+        }
+        return b[s..<e]
+    }
+
+    /// What `Int(String)` reads, on bytes: an optional `+` or `-`, then ASCII digits, nil past `Int`'s range.
+    static func integer(_ b: ArraySlice<UInt8>) -> Int? {
+        var i = b.startIndex
+        var negative = false
+        if i < b.endIndex, b[i] == ASCII.plus || b[i] == ASCII.minus { negative = b[i] == ASCII.minus; i += 1 }
+        guard i < b.endIndex else { return nil }
+        var v = 0
+        while i < b.endIndex {
+            guard ASCII.isDigit(b[i]) else { return nil }
+            let (m, o1) = v.multipliedReportingOverflow(by: 10)
+            let (a, o2) = negative ? m.subtractingReportingOverflow(Int(b[i] - ASCII.zero)) : m.addingReportingOverflow(Int(b[i] - ASCII.zero))
+            if o1 || o2 { return nil }
+            v = a
+            i += 1
+        }
+        return v
+    }
+
     /// Does `b` at `i` start with the ASCII string `s`?
     static func hasPrefix(_ b: ArraySlice<UInt8>, _ i: Int, _ s: StaticString) -> Bool {
         let count = s.utf8CodeUnitCount

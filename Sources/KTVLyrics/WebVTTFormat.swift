@@ -113,7 +113,7 @@ struct WebVTTParser {
                 continue
             }
             if head.hasPrefix("STYLE") || head.hasPrefix("REGION") { continue }
-            guard let t = block.firstIndex(where: { Scan.string($0.bytes).contains("-->") }) else {
+            guard let t = block.firstIndex(where: { ByteText.contains($0.bytes, "-->") }) else {
                 diags.append(.error("unparsable-line", line: block[0].number, "a block with no `start --> end` timing line: `\(Scan.preview(block[0].bytes))`"))
                 continue
             }
@@ -144,51 +144,58 @@ struct WebVTTParser {
 
     /// `hh:mm:ss.ttt` or `mm:ss.ttt` in ms. Every field is ASCII digits only: `Int("-00")` is 0, so
     /// `-00:01.000` would otherwise read as 1000 ms (and `+01` as 1).
-    static func time(_ raw: String) -> Int? {
-        func digits(_ s: Substring) -> Int? { !s.isEmpty && s.allSatisfy { ("0"..."9").contains($0) } ? Int(s) : nil }
-        let parts = raw.split(separator: ":", omittingEmptySubsequences: false)
+    static func time(_ raw: String) -> Int? { time(bytes: Array(raw.utf8)[...]) }
+
+    /// `time` on bytes: a cue's every word tag is one, and splitting Strings was half of reading a file.
+    static func time(bytes raw: ArraySlice<UInt8>) -> Int? {
+        func digits(_ s: ArraySlice<UInt8>) -> Int? { !s.isEmpty && s.allSatisfy(ASCII.isDigit) ? Scan.integer(s) : nil }
+        let parts = raw.split(separator: ASCII.colon, omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count) else { return nil }
         let h = parts.count == 3 ? digits(parts[0]) : 0
         let m = digits(parts[parts.count - 2])
-        let sec = parts[parts.count - 1].split(separator: ".", omittingEmptySubsequences: false)
+        let sec = parts[parts.count - 1].split(separator: ASCII.dot, omittingEmptySubsequences: false)
         guard let h, let m, h < 100_000, m < 60, sec.count == 2, sec[0].count == 2, sec[1].count == 3,
               let s = digits(sec[0]), s < 60, let f = digits(sec[1]) else { return nil }
         return ((h * 60 + m) * 60 + s) * 1000 + f
     }
 
-    /// The cue text without tags, and its words when it has timestamp tags (none otherwise).
+    /// The character references a cue's text may hold, and what they stand for.
+    static let entities: [String: String] = ["&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "\u{00A0}", "&lrm;": "\u{200E}", "&rlm;": "\u{200F}"]
+
+    /// The cue text without tags, and its words when it has timestamp tags (none otherwise). Read as
+    /// bytes (tags and references are ASCII): walking Characters made WebVTT ten times slower to
+    /// read than KRC.
     static func words(_ text: String, cueStart: Int, cueEnd: Int) -> (String, [LyricWord]) {
-        var segments: [(startMs: Int, text: String)] = [(cueStart, "")]
-        var plain = ""
-        var i = text.startIndex
-        while i < text.endIndex {
-            let c = text[i]
-            if c == "<", let close = text[i...].firstIndex(of: ">") {
-                let tag = String(text[text.index(after: i)..<close])
-                if let ms = time(tag) { segments.append((ms, "")) }
-                i = text.index(after: close)
+        let b = Array(text.utf8)
+        var segments: [(startMs: Int, text: [UInt8])] = [(cueStart, [])]
+        var plain: [UInt8] = []
+        plain.reserveCapacity(b.count)
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c == ASCII.langle, let close = b[i...].firstIndex(of: ASCII.rangle) {
+                if let ms = time(bytes: b[(i + 1)..<close]) { segments.append((ms, [])) }
+                i = close + 1
                 continue
             }
-            if c == "&", let semi = text[i...].prefix(8).firstIndex(of: ";") {
-                let entity = String(text[i...semi])
-                let map = ["&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "\u{00A0}", "&lrm;": "\u{200E}", "&rlm;": "\u{200F}"]
-                if let v = map[entity] {
-                    segments[segments.count - 1].text += v
-                    plain += v
-                    i = text.index(after: semi)
-                    continue
-                }
+            if c == UInt8(ascii: "&"), let semi = b[i..<min(b.count, i + 8)].firstIndex(of: UInt8(ascii: ";")),
+               let v = entities[String(decoding: b[i...semi], as: UTF8.self)] {
+                segments[segments.count - 1].text += v.utf8
+                plain += v.utf8
+                i = semi + 1
+                continue
             }
             segments[segments.count - 1].text.append(c)
             plain.append(c)
-            i = text.index(after: i)
+            i += 1
         }
-        guard segments.count > 1 else { return (plain, []) }
+        let plainText = String(decoding: plain, as: UTF8.self)
+        guard segments.count > 1 else { return (plainText, []) }
         var words: [LyricWord] = []
         for (k, seg) in segments.enumerated() where !seg.text.isEmpty {
             let end = k + 1 < segments.count ? segments[k + 1].startMs : cueEnd
-            words.append(LyricWord(startMs: seg.startMs, durationMs: max(0, end - seg.startMs), text: seg.text))
+            words.append(LyricWord(startMs: seg.startMs, durationMs: max(0, end - seg.startMs), text: String(decoding: seg.text, as: UTF8.self)))
         }
-        return (plain, words)
+        return (plainText, words)
     }
 }

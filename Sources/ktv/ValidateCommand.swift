@@ -101,17 +101,17 @@ extension LyricsCommand {
             results += skipped
             mentionTextLimitFlag(&results)
             results = DiagnosticReport.filtered(results, minimum: minSeverity)
-            let report: String
+            // JSON and SARIF stream to the output: a folder's report can be tens of MB.
             switch format {
-            case .text: report = DiagnosticReport.textSummary(results, displayName: displayName)
-            case .json: report = DiagnosticReport.json(results).serialized()
+            case .text: try emit(Array(DiagnosticReport.textSummary(results, displayName: displayName).utf8), to: output)
+            case .json: try emitStreaming(to: output) { put in try DiagnosticReport.json(results).write(to: put) }
             case .sarif:
                 let rules = LyricsValidator.rules.map { RuleDescription(id: $0.id, severity: $0.severity, summary: $0.summary) }
                 let cwd = FileManager.default.currentDirectoryPath
                 let base = self.base.map { $0.hasPrefix("/") ? $0 : cwd + "/" + $0 } ?? cwd
-                report = DiagnosticReport.sarif(results, rules: rules, toolVersion: KTV.version, base: base, workingDirectory: cwd).serialized()
+                let report = DiagnosticReport.sarif(results, rules: rules, toolVersion: KTV.version, base: base, workingDirectory: cwd)
+                try emitStreaming(to: output) { put in try report.write(to: put) }
             }
-            try emit(Array(report.utf8), to: output)
             if results.contains(where: \.unreadable) { throw ExitCode(KTVExitCode.ioError) }
             if results.contains(where: \.fatal) { throw ExitCode(KTVExitCode.dataError) }
             let failing: Severity = strict ? .warning : .error
