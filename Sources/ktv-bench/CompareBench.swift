@@ -46,7 +46,7 @@ func runProcess(_ executable: String, _ arguments: [String], stdoutPath: String 
 enum CompareInputs {
     static let lyricFiles = 10_000, batchRows = 40, scoreTakes = 1000
 
-    static func write(_ dir: String) {
+    static func write(_ dir: String, shared: String) {
         func folder(_ name: String) -> String {
             let path = dir + "/" + name
             do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch { fail("\(path): \(error)") }
@@ -61,6 +61,10 @@ enum CompareInputs {
         done("\(lyricFiles) lyric files, every format ktv reads in turn")
         writeKRCSet(dir: folder("lyrics-krc"), count: lyricFiles)
         done("\(lyricFiles) encrypted KRC files")
+        if FileManager.default.fileExists(atPath: shared + "/lyrics") {
+            let real = copySharedLyricSet(shared: shared, to: folder("lyrics-shared"), count: lyricFiles)
+            done("\(real.files) real lyric files (the \(real.distinct) of \(shared)/lyrics in turn)")
+        }
         writeBenchTrack(seconds: 600, to: dir + "/track10.wav")
         let long = (0..<6).map { _ in dir + "/track10.wav" }
         _ = runProcess("/usr/bin/sox", long + [dir + "/track60.wav"])
@@ -107,6 +111,8 @@ func compareFigures(_ d: String, scratch: String) -> [BenchFigure] {
                     items: (CompareInputs.lyricFiles, "files"), accepted: [0, 1, 65]),
         BenchFigure(name: "lyrics validate, 10,000 encrypted KRC", arguments: ["lyrics", "validate", d + "/lyrics-krc", "--format", "json"],
                     items: (CompareInputs.lyricFiles, "files")),
+        BenchFigure(name: "lyrics validate, 10,000 real files (../shared/lyrics in turn)", arguments: ["lyrics", "validate", d + "/lyrics-shared", "--format", "json"],
+                    memory: true, items: (CompareInputs.lyricFiles, "files"), accepted: [0, 1, 65]),
         BenchFigure(name: "split, 10-minute track", arguments: ["split", d + "/track10.wav", "--out-dir", scratch + "/split"]),
         BenchFigure(name: "split --vocals, 10-minute track", arguments: ["split", d + "/track10.wav", "--out-dir", scratch + "/splitv", "--vocals"]),
         BenchFigure(name: "split --vocals, 60-minute track", arguments: ["split", d + "/track60.wav", "--out-dir", scratch + "/split60", "--vocals"], memory: true),
@@ -142,7 +148,8 @@ func benchCompare(_ args: [String]) {
     defer { scratch.remove() }
     let inputs = scratch.path + "/inputs", out = scratch.path + "/out"
     print("writing the inputs (in a child process, so this one stays small):")
-    let made = runProcess(CommandLine.arguments[0], ["compare-inputs", inputs], stdoutPath: scratch.path + "/inputs.log")
+    let shared = option("--shared", in: args) ?? "../shared"
+    let made = runProcess(CommandLine.arguments[0], ["compare-inputs", inputs, "--shared", shared], stdoutPath: scratch.path + "/inputs.log")
     if let log = try? String(contentsOfFile: scratch.path + "/inputs.log", encoding: .utf8) { print(log, terminator: "") }
     guard made.status == 0 else { fail("writing the inputs failed (exit \(made.status))") }
 
@@ -150,7 +157,8 @@ func benchCompare(_ args: [String]) {
     print("| figure | \(baseName) wall s | \(headName) wall s | wall ratio | CPU ratio | \(baseName) peak MB | \(headName) peak MB | peak ratio | rate (\(headName)) | |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     var flagged: [String] = []
-    for figure in compareFigures(inputs, scratch: out) where only.map({ figure.name.contains($0) }) ?? true {
+    let present = { (figure: BenchFigure) in figure.arguments.allSatisfy { !$0.hasPrefix(inputs) || FileManager.default.fileExists(atPath: $0) } }
+    for figure in compareFigures(inputs, scratch: out) where present(figure) && (only.map({ figure.name.contains($0) }) ?? true) {
         var a: [ProcessRun] = [], b: [ProcessRun] = []
         var unsupported: String?
         for _ in 0..<runs {

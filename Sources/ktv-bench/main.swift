@@ -138,6 +138,22 @@ func writeMixedLyricSet(dir: String, count: Int) -> Int {
 /// `ktv lyrics validate` of a folder, whole process, best of 3: the mixed set (every format ktv reads,
 /// in turn), the encrypted-KRC set it replaced as the bench's figure, and the real files of
 /// ../shared/lyrics repeated to the same count when ../shared is there. Target: 20,000 files/s.
+/// The lyric files of `shared`/lyrics (not its notes), copied in turn until there are `count`:
+/// the files written and how many distinct ones there are; (0, 0) without ../shared.
+func copySharedLyricSet(shared: String, to dir: String, count: Int) -> (files: Int, distinct: Int) {
+    let fm = FileManager.default
+    let real = ((try? fm.subpathsOfDirectory(atPath: shared + "/lyrics")) ?? []).filter { rel in
+        var isDir: ObjCBool = false
+        return !rel.hasSuffix(".md") && fm.fileExists(atPath: shared + "/lyrics/" + rel, isDirectory: &isDir) && !isDir.boolValue
+    }.sorted()
+    guard !real.isEmpty else { return (0, 0) }
+    for k in 0..<count {
+        let rel = real[k % real.count]
+        try? fm.copyItem(atPath: shared + "/lyrics/" + rel, toPath: dir + String(format: "/f%05d.", k) + (rel as NSString).pathExtension)
+    }
+    return (count, real.count)
+}
+
 func benchLyricsValidate(_ args: [String]) {
     let count = Int(option("--files", in: args) ?? "10000") ?? 10000
     let ktv = option("--ktv", in: args) ?? ".build/release/ktv"
@@ -158,20 +174,9 @@ func benchLyricsValidate(_ args: [String]) {
     let krcBytes = writeKRCSet(dir: krc, count: count)
     sets.append(("generated, encrypted KRC only", krc, [0]))
     // The real files hold broken ones on purpose: findings (1) and unreadable files (65) are the work done.
-    let real = (try? FileManager.default.subpathsOfDirectory(atPath: shared + "/lyrics"))?.filter { !$0.hasSuffix(".md") }.sorted() ?? []
-    var realFiles = 0
-    if !real.isEmpty {
-        let dir = folder("shared")
-        for k in 0..<count {
-            let rel = real[k % real.count], path = shared + "/lyrics/" + rel
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else { continue }
-            let ext = (rel as NSString).pathExtension
-            try? FileManager.default.copyItem(atPath: path, toPath: dir + String(format: "/f%05d.", k) + ext)
-            realFiles += 1
-        }
-        sets.append(("../shared/lyrics repeated (\(real.count) real files)", dir, [0, 1, 65]))
-    }
+    let sharedDir = folder("shared")
+    let (realFiles, distinct) = copySharedLyricSet(shared: shared, to: sharedDir, count: count)
+    if realFiles > 0 { sets.append(("../shared/lyrics repeated (\(distinct) real files)", sharedDir, [0, 1, 65])) }
     print(String(format: "generated %d files of every format (%d KiB) and %d encrypted KRC (%d KiB)%@ in %.1f s", count, mixedBytes / 1024, count, krcBytes / 1024,
                  realFiles > 0 ? ", copied \(realFiles) real files" : "", now() - genStart))
     print("| set (\(count) files, --format json, whole process, best of 3) | wall s | files/s | CPU s | peak MB | target ≥ 20,000 files/s |")
@@ -363,7 +368,7 @@ case "sync": benchSync(args)
 case "compare": benchCompare(args)
 case "compare-inputs":
     guard args.count > 1 else { fail("compare-inputs needs a folder") }
-    CompareInputs.write(args[1])
+    CompareInputs.write(args[1], shared: option("--shared", in: args) ?? "../shared")
 default:
     print("usage: ktv-bench lyrics-validate [--files N] [--ktv PATH]\n       ktv-bench make-takes DIR [--takes N] [--seconds S] [--songs N]\n       ktv-bench make-track -o PATH [--seconds S] [--lag N] [--gain G] [--layout left|right|unrelated] [--seed N] [--vocal-out PATH]\n       ktv-bench score [--takes N] [--audio-takes N] [--ktv PATH]\n       ktv-bench batch [--takes N] [--distinct N] [--ktv PATH]\n       ktv-bench sync [--minutes M] [--ktv PATH]\n       ktv-bench compare --base PATH [--ktv PATH] [--runs N] [--only TEXT]\n       ktv-bench assess [--shared DIR] [--sweep SETTING=V1,V2,...]\n       ktv-bench assess-experts [--pesnq DIR]")
     exit(args.isEmpty ? 0 : 64)
