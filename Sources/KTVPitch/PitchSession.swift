@@ -165,6 +165,8 @@ public final class PitchSession: @unchecked Sendable {
 
     /// Frames `frames` of `signal`, whose first sample is analysis sample `base`.
     private func analyze(frames: [Int], signal: [Float], base: Int) -> [FrameResult] {
+        tracker.workersLock.lock()
+        defer { tracker.workersLock.unlock() }
         let workers = tracker.workers
         if workers.count == 1 || frames.count < 64 {
             var scratch = [Float](repeating: 0, count: buffer)

@@ -155,6 +155,9 @@ public enum ChannelSelection: Sendable, Equatable {
 public final class PitchTracker {
     public let configuration: PitchConfiguration
     let workers: [YinWorker]
+    /// Held while the workers analyse a block: a session that ended early (its input failed) may
+    /// still have a block in flight on its queue when the next input's session starts.
+    let workersLock = NSLock()
     let yin: YinConfiguration
     /// The accompaniment canceller, made on first use and kept while its settings stay the same.
     private var cancellerWorker: AccompanimentCanceller?

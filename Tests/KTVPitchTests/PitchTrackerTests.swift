@@ -327,6 +327,30 @@ private func voice(seconds: Double, seed: UInt64, rate: Double = 44100, vibratoC
         #expect(t1.frames == t2.frames)
     }
 
+    /// Two workers analyse blocks on the session's queue while the caller feeds the next: fed in
+    /// small blocks, the frames are still those of one thread; and a session left unfinished (its
+    /// input failed) with blocks in flight does not disturb the next input on the same tracker.
+    @Test func pipelinedSessionsGiveIdenticalFrames() throws {
+        let a = voice(seconds: 8, seed: 44), b = voice(seconds: 4, seed: 45)
+        var one = PitchConfiguration(), two = PitchConfiguration()
+        one.threads = 1
+        two.threads = 2
+        let tracker = try PitchTracker(configuration: two)
+        func fed(_ tracker: PitchTracker, _ x: [Float], block: Int, finish: Bool = true) throws -> PitchTrack? {
+            let session = try tracker.session(sampleRateHz: 44100)
+            for at in stride(from: 0, to: x.count, by: block) { try session.feed(Array(x[at..<min(x.count, at + block)])) }
+            return finish ? try session.finish() : nil
+        }
+        let t2 = try fed(tracker, a.samples, block: 4096)
+        let t1 = try PitchTracker(configuration: one).track(samples: a.samples, sampleRate: 44100)
+        #expect(t2?.frames == t1.frames)
+        #expect(t1.frames.count == 801)
+        _ = try fed(tracker, a.samples, block: 44100, finish: false)
+        let next = try fed(tracker, b.samples, block: 8192)
+        let fresh = try PitchTracker(configuration: one).track(samples: b.samples, sampleRate: 44100)
+        #expect(next?.frames == fresh.frames)
+    }
+
     @Test func fileTrackingEqualsInMemoryTracking() throws {
         let s = try PitchScratch()
         // 44.1 kHz (resampled in blocks while streaming) and 16 kHz (the analysis rate, no resampler).
