@@ -95,17 +95,23 @@ public final class RealFFT {
         (0..<size).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size))) }
     }
 
+    /// The smallest even size ≥ n whose only prime factors are 2, 3 and 5 (fast for FFTW).
+    public static func goodSize(atLeast n: Int) -> Int { size(atLeast: n, maxThreesAndFives: .max) }
+
     /// The smallest even size ≥ n of the form 2^a·3^b·5^c with b + c ≤ 2: sizes FFTW's estimating
-    /// planner does well. More factors of 3 and 5 cost it up to twice the time a point (540 =
-    /// 2²·3³·5, YIN's size at 60 Hz, took 3.6 ns a point; 576 = 2⁶·3², 2.0), more than a few
-    /// points more cost.
-    public static func goodSize(atLeast n: Int) -> Int {
+    /// planner does best, for a transform run on every frame. More factors of 3 and 5 cost it up to
+    /// twice the time a point (540 = 2²·3³·5, YIN's size at 60 Hz, took 3.6 ns a point; 576 =
+    /// 2⁶·3², 2.0), more than a few points more cost. (`goodSize` stays where a size sets more
+    /// than speed: the canceller's hop is half its size.)
+    public static func fastSize(atLeast n: Int) -> Int { size(atLeast: n, maxThreesAndFives: 2) }
+
+    private static func size(atLeast n: Int, maxThreesAndFives: Int) -> Int {
         var m = max(2, n + (n & 1))
         while true {
             var r = m, threesAndFives = 0
             while r % 2 == 0 { r /= 2 }
             for p in [3, 5] { while r % p == 0 { r /= p; threesAndFives += 1 } }
-            if r == 1, threesAndFives <= 2 { return m }
+            if r == 1, threesAndFives <= maxThreesAndFives { return m }
             m += 2
         }
     }

@@ -94,7 +94,7 @@ public final class YinWorker: @unchecked Sendable {
         lagMax = c.lagRange.upperBound
         window = c.windowSamples
         bufferLength = c.bufferSamples
-        fft = RealFFT(size: RealFFT.goodSize(atLeast: bufferLength))
+        fft = RealFFT(size: RealFFT.fastSize(atLeast: bufferLength))
         specA = .allocate(capacity: 2 * fft.bins)
         specB = .allocate(capacity: 2 * fft.bins)
         r = .allocate(capacity: fft.size)
@@ -132,11 +132,24 @@ public final class YinWorker: @unchecked Sendable {
         if e0 <= 1e-12 { return ([], rms, 1, 0) }
         // Brightness: the second difference's energy over the window's, a high-pass of 12 dB per
         // octave (|2 sin(πf/fs)|⁴): how much of the voice sits in its upper harmonics (VoiceFrames).
-        // Float, in one pass the compiler vectorises: a ratio in dB needs no more.
-        var e2: Float = 0
-        for i in 2..<window {
+        // Float, eight partial sums (a single sum is one long chain of dependent adds the compiler
+        // may not reorder): a ratio in dB needs no more.
+        var lanes = SIMD8<Float>()
+        var i = 2
+        let raw = UnsafeRawPointer(xp)
+        while i + 8 <= window {
+            let a = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            let b = raw.loadUnaligned(fromByteOffset: (i - 1) * 4, as: SIMD8<Float>.self)
+            let c = raw.loadUnaligned(fromByteOffset: (i - 2) * 4, as: SIMD8<Float>.self)
+            let v = a - 2 * b + c
+            lanes += v * v
+            i += 8
+        }
+        var e2 = lanes.sum()
+        while i < window {
             let v = xp[i] - 2 * xp[i - 1] + xp[i - 2]
             e2 += v * v
+            i += 1
         }
         let brightness = Float(Double(e2) / max(prefix[window] - prefix[2], 1e-12))
 

@@ -63,10 +63,14 @@ public enum InputKind: Sendable, Equatable, CustomStringConvertible {
         return .unknown
     }
 
-    /// The kind of the file at `path` (its first MiB), or nil when it cannot be read.
+    /// The kind of the file at `path`, or nil when it cannot be read: told from its first 64 KiB,
+    /// or from its first MiB when those say nothing (a recording is told by its header, and every
+    /// take and reference is sniffed).
     public static func sniff(path: String) -> InputKind? {
-        guard let bytes = try? FileIO.readPrefix(path, count: 1 << 20) else { return nil }
-        return sniff(bytes, path: path)
+        guard let head = try? FileIO.readPrefix(path, count: 1 << 16) else { return nil }
+        let kind = sniff(head, path: path)
+        guard kind == .unknown, head.count == 1 << 16, let more = try? FileIO.readPrefix(path, count: 1 << 20) else { return kind }
+        return sniff(more, path: path)
     }
 
     /// A manifest: the first row, as CSV, names a `take` column; or, as JSON, has a `"take"` key.

@@ -161,8 +161,13 @@ func measuredFrequency(_ x: [Float], rate: Double) -> Double {
         #expect(peak == 137)
     }
 
-    @Test(arguments: [(1, 2), (1000, 1024), (1001, 1024), (960, 960), (536, 576), (4097, 4608)])
+    @Test(arguments: [(1, 2), (1000, 1000), (1001, 1024), (4097, 4320)])
     func goodSizes(n: Int, expected: Int) {
         #expect(RealFFT.goodSize(atLeast: n) == expected)
+    }
+
+    @Test(arguments: [(1, 2), (1000, 1024), (1001, 1024), (960, 960), (536, 576), (4097, 4608)])
+    func fastSizes(n: Int, expected: Int) {
+        #expect(RealFFT.fastSize(atLeast: n) == expected)
     }
 }
