@@ -46,21 +46,15 @@ struct KTV: AsyncParsableCommand {
 }
 
 /// glibc's allocator serves a block over 128 KiB with its own `mmap` and returns it with `munmap`
-/// when freed, and raises that limit to the size of the largest such block freed. ktv allocates and
-/// frees blocks of a few hundred KiB all the time (a take's pitch track, a second of audio); until
-/// something large is freed, each costs the kernel fresh zeroed pages: 0.6 s of system time on a
-/// batch of 1,000 pitch-track takes, once the 1 MiB buffer that used to sniff every input (and so
-/// raised the limit by chance) was gone. The limit is set to 1 MiB from the start, and free heap
-/// above 2 MiB is returned: larger blocks still come and go with `mmap`, so peaks stay as they were
-/// (32 MiB heap limits put 40 MB on a 60-minute pitch track).
+/// when freed, raising that limit to the size of the largest such block freed (mallopt(3)). ktv
+/// allocates and frees blocks of a few hundred KiB all the time (a take's pitch track, a second of
+/// audio); until something large is freed, each costs the kernel fresh zeroed pages: 0.6 s of
+/// system time on a batch of 1,000 pitch-track takes, once the 1 MiB buffer that used to sniff every
+/// input (and so raised the limit by chance) was gone. One MiB freed at the start raises it the same
+/// way. Setting the limits with `mallopt` instead turns the raising off: fixed at 1 MiB, replay and
+/// split ran 10-18 % slower; at 32 MiB, a 60-minute pitch track took 40 MB more.
 private func tuneAllocator() {
     #if os(Linux)
-    // mallopt is glibc's (malloc.h, which Swift's Glibc module leaves out): found by name.
-    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-    let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
-    let mmapThreshold: Int32 = -3, trimThreshold: Int32 = -1   // M_MMAP_THRESHOLD, M_TRIM_THRESHOLD
-    _ = mallopt(mmapThreshold, 1 << 20)
-    _ = mallopt(trimThreshold, 2 << 20)
+    free(malloc(1 << 20))
     #endif
 }
