@@ -32,9 +32,8 @@ Tools/install-man.sh .build/plugins/GenerateManual/outputs/ktv "$stage/share/man
   # by the sonames the binary opens.
   echo "# and, to read MP4/M4A, WebM, video and compressed MusicXML (loaded only when such a file is read):"
   strings "$stage/bin/ktv" | grep -E '^lib(avutil|swresample|avcodec|avformat|zip)\.so\.[0-9]+$' | sort -u | while read -r soname; do
-    path=$(ls /usr/lib/*/"$soname" /lib/*/"$soname" 2>/dev/null | head -n 1)
-    [ -n "$path" ] || continue
-    dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1 || true
+    # By name, wherever the package put it (/usr/lib or /lib: dpkg knows one of the two).
+    dpkg -S "*/$soname" 2>/dev/null | head -n 1 | cut -d: -f1 || true
   done | sort -u | sed 's/^/  /'
 } > "$stage/DEPENDENCIES"
 cp README.md "$stage/README.md"
