@@ -4,21 +4,24 @@
 public enum ByteText {
     /// Whether `bytes` hold `needle`'s bytes.
     public static func contains(_ bytes: ArraySlice<UInt8>, _ needle: StaticString) -> Bool {
-        needle.withUTF8Buffer { n in
-            guard let first = n.first else { return true }
-            guard bytes.count >= n.count else { return false }
-            var i = bytes.startIndex
-            let last = bytes.endIndex - n.count
-            while i <= last {
-                if bytes[i] == first {
-                    var k = 1
-                    while k < n.count, bytes[i + k] == n[k] { k += 1 }
-                    if k == n.count { return true }
-                }
-                i += 1
+        needle.withUTF8Buffer { firstIndex(of: $0, in: bytes) } != nil
+    }
+
+    /// Where `needle`'s bytes first start in `bytes` (an index of `bytes`); nil when nowhere.
+    public static func firstIndex(of needle: UnsafeBufferPointer<UInt8>, in bytes: ArraySlice<UInt8>) -> Int? {
+        guard let first = needle.first else { return bytes.startIndex }
+        guard bytes.count >= needle.count else { return nil }
+        var i = bytes.startIndex
+        let last = bytes.endIndex - needle.count
+        while i <= last {
+            if bytes[i] == first {
+                var k = 1
+                while k < needle.count, bytes[i + k] == needle[k] { k += 1 }
+                if k == needle.count { return i }
             }
-            return false
+            i += 1
         }
+        return nil
     }
 
     /// Calls `body` with each line of `bytes` that holds more than spaces and tabs, without its

@@ -67,21 +67,7 @@ public enum FileIO {
             // A regular file is read straight into an array of its size (one byte more, to see it
             // has not grown): no zeroed 64 KB chunk and no copy for each of a folder's small files.
             let size = min(Int(st.st_size), maxBytes)
-            var failure: Int32 = 0
-            out = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
-                count = 0
-                while count < buffer.count {
-                    let n = Foundation.read(fd, buffer.baseAddress! + count, buffer.count - count)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        failure = errno
-                        return
-                    }
-                    if n == 0 { return }
-                    count += n
-                }
-            }
-            if failure != 0 { throw .cannotRead(path: path, reason: readReason(failure)) }
+            out = try fill(fd, capacity: size + 1, path: path)
             if out.count <= size { return out }
             if out.count > maxBytes { throw .tooLarge(path: path, limitBytes: maxBytes) }
             // It grew while being read: the rest as a stream.
@@ -100,6 +86,27 @@ public enum FileIO {
         return out
     }
 
+    /// Up to `capacity` bytes read from `fd` into an array made for them (uninitialised: no zeroing,
+    /// no copy), fewer at the end of the file.
+    private static func fill(_ fd: Int32, capacity: Int, path: String) throws(FileIOError) -> [UInt8] {
+        var failure: Int32 = 0
+        let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            count = 0
+            while count < capacity {
+                let n = Foundation.read(fd, buffer.baseAddress! + count, capacity - count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if n == 0 { return }
+                count += n
+            }
+        }
+        if failure != 0 { throw .cannotRead(path: path, reason: readReason(failure)) }
+        return out
+    }
+
     /// The first `count` bytes of a file (fewer when it is shorter), to tell its format. Only a
     /// regular file (or a link to one): the bytes a FIFO or a device gives are gone once read, so the
     /// reader that follows the sniff would not see them, and opening a FIFO waits for a writer.
@@ -113,22 +120,7 @@ public enum FileIO {
         // No more room than the file has, uninitialised: a megabyte zeroed for each take's sniff
         // was a third of a batch's page faults.
         let room = (st.st_mode & S_IFMT) == S_IFREG ? min(max(0, count), Int(st.st_size)) : max(0, count)
-        var failure: Int32 = 0
-        let out = [UInt8](unsafeUninitializedCapacity: room) { buffer, got in
-            got = 0
-            while got < room {
-                let n = Foundation.read(fd, buffer.baseAddress! + got, room - got)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                if n == 0 { return }
-                got += n
-            }
-        }
-        if failure != 0 { throw .cannotRead(path: path, reason: readReason(failure)) }
-        return out
+        return try fill(fd, capacity: room, path: path)
     }
 
     /// Writes `bytes` to `path` without ever leaving a partial file (see the type's notes).

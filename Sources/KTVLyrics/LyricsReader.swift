@@ -227,7 +227,7 @@ public enum LyricsReader {
 enum QRCWrapper {
     static func parse(_ text: [UInt8], options: LyricsParseOptions, into diags: inout [Diagnostic]) throws(LyricsError) -> Lyrics {
         let key = Array("LyricContent=\"".utf8)
-        guard let start = find(key, in: text, from: 0) else {
+        guard let start = key.withUnsafeBufferPointer({ ByteText.firstIndex(of: $0, in: text[...]) }) else {
             throw .malformed(line: nil, detail: "QRC XML has no `LyricContent=\"…\"` attribute holding the lyric")
         }
         let bodyStart = start + key.count
@@ -258,15 +258,5 @@ enum QRCWrapper {
             return lyrics
         }
         return QRCParser(options: options, lineBase: lineBase).parse(body, format: .qrcXML, into: &diags)
-    }
-
-    private static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
-        guard hay.count >= needle.count else { return nil }
-        var i = from
-        while i + needle.count <= hay.count {
-            if hay[i] == needle[0], Array(hay[i..<(i + needle.count)]) == needle { return i }
-            i += 1
-        }
-        return nil
     }
 }

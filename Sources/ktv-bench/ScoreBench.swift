@@ -100,23 +100,13 @@ func benchScore(_ args: [String]) {
 func benchFreeTiming(dir: String, ktvPath: String) {
     let (ref20, take20, ref600, take600) = writeFreeTimingInputs(dir: dir)
     // Best of 9 whole processes; `ktv --version` in the same loop is the floor of starting any process here.
-    // posix_spawn directly: Foundation's Process adds tens of ms of its own on this machine.
+    // posix_spawn directly (`runProcess`): Foundation's Process adds tens of ms of its own on this machine.
     func bestOf(_ arguments: [String]) -> Double {
         var best = Double.infinity
-        let argv = ([ktvPath] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        defer { posix_spawn_file_actions_destroy(&actions) }
         for _ in 0..<9 {
-            let start = now()
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, ktvPath, &actions, nil, argv, environ) == 0 else { fail("cannot run \(ktvPath)") }
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            guard status == 0 else { fail("ktv \(arguments.first ?? "") exited with status \(status)") }
-            best = min(best, now() - start)
+            let run = runProcess(ktvPath, arguments)
+            guard run.status == 0 else { fail("ktv \(arguments.first ?? "") exited with status \(run.status)") }
+            best = min(best, run.wallS)
         }
         return best
     }
